@@ -1,0 +1,237 @@
+"""Turn a Topology into a Plan: ports, ASNs, loopbacks, /31s, sessions (RFC 7938 style).
+
+Allocation is deterministic and stable when a node is added: a link's /31 is a function of
+its leaf's number and the leaf's port number, a loopback of the node's role and number.
+Links that touch no leaf take /31s from the top of the pool down, in file order.
+"""
+
+from __future__ import annotations
+
+import re
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+
+from twin.errors import PlanError, Problem
+from twin.plan.models import InterfacePlan, LinkPlan, NeighborPlan, NodeKind, NodePlan, Plan
+from twin.topology.generators import sonic_port
+from twin.topology.models import Endpoint, FabricSettings, Link, Node, Topology
+
+_ROLE_BLOCK = {"spine": 0, "leaf": 1, "router": 2}
+_LOOPBACK_BLOCK = 1024
+_PRIVATE_2B = (64512, 65534)
+_PRIVATE_4B = (4200000000, 4294967294)
+
+
+def node_kind(node: Node) -> NodeKind:
+    if node.role in ("server", "host"):
+        return "host"
+    return "router" if node.user_frr else "switch"
+
+
+def _port_no(iface: str) -> int:
+    m = re.match(r"Ethernet(\d+)$", iface)
+    return int(m.group(1)) // 4 if m else -1
+
+
+class _Pool:
+    """/31 slots of one pool; keyed slots first, then the rest from the top down."""
+
+    def __init__(self, name: str, net: IPv4Network, source: str) -> None:
+        self.name, self.net, self.source = name, net, source
+        self.size = net.num_addresses // 2
+        self.used: set[int] = set()
+        self.next_top = self.size - 1
+        self.problems: list[Problem] = []
+
+    def _subnet(self, slot: int) -> IPv4Network:
+        return IPv4Network((int(self.net.network_address) + 2 * slot, 31))
+
+    def keyed(self, slot: int, what: str) -> IPv4Network | None:
+        if slot >= self.size or slot in self.used:
+            self.problems.append(Problem(self.source, f"fabric.{self.name}", f"{self.net} is exhausted: "
+                                         f"{what} needs /31 number {slot} but the pool holds {self.size}",
+                                         f"use a larger fabric.{self.name}"))
+            return None
+        self.used.add(slot)
+        return self._subnet(slot)
+
+    def top(self, what: str) -> IPv4Network | None:
+        while self.next_top in self.used:
+            self.next_top -= 1
+        if self.next_top < 0:
+            self.problems.append(Problem(self.source, f"fabric.{self.name}", f"{self.net} is exhausted "
+                                         f"at {what}", f"use a larger fabric.{self.name}"))
+            return None
+        self.used.add(self.next_top)
+        return self._subnet(self.next_top)
+
+
+def _check_asn(asn: int, node: str, source: str) -> list[Problem]:
+    if not 1 <= asn <= 4294967294 or asn in (23456, 65535):
+        return [Problem(source, f"nodes.{node}.asn", f"ASN {asn} is out of range",
+                        "use a private ASN: 64512-65534 or 4200000000-4294967294")]
+    return []
+
+
+def _asn_problems(topo: Topology, leaves: int) -> list[Problem]:
+    f = topo.fabric
+    problems = []
+    for field, base, count in (("leaf_asn_base", f.leaf_asn_base, leaves),
+                               ("spine_asn", f.spine_asn, 1),
+                               ("router_asn_base", f.router_asn_base, len(topo.by_role("router")))):
+        if count == 0:
+            continue
+        last = base + count - 1
+        for lo, hi in (_PRIVATE_2B, _PRIVATE_4B):
+            if lo <= base <= hi and last > hi:
+                problems.append(Problem(topo.source, f"fabric.{field}", f"ASNs {base}..{last} run past {hi}, "
+                                        "the end of the private range", f"lower fabric.{field} or use "
+                                        "4-byte private ASNs (4200000000 and up)"))
+        if not 1 <= base <= 4294967294 or base in (23456, 65535):
+            problems.append(Problem(topo.source, f"fabric.{field}", f"ASN {base} is out of range",
+                                    "use a private ASN: 64512-65534 or 4200000000-4294967294"))
+    return problems
+
+
+def _assign_ports(topo: Topology) -> list[Link]:
+    """Give every endpoint without an interface the next free port of its node."""
+    taken: dict[str, set[str]] = {}
+    for link in topo.links:
+        for end in (link.a, link.b):
+            if end.iface:
+                taken.setdefault(end.node, set()).add(end.iface)
+    nodes = {n.name: n for n in topo.nodes}
+    half = topo.fabric.radix // 2
+
+    def next_iface(end: Endpoint, peer: Endpoint) -> str:
+        node, peer_node = nodes.get(end.node), nodes.get(peer.node)
+        used = taken.setdefault(end.node, set())
+        if node is not None and node.is_switch and not node.user_frr:
+            uplink = node.role == "leaf" and peer_node is not None and peer_node.role == "spine"
+            start = half if uplink else 0
+            n = start
+            while sonic_port(n) in used:
+                n += 1
+            name = sonic_port(n)
+        else:
+            n = 1
+            while f"eth{n}" in used:
+                n += 1
+            name = f"eth{n}"
+        used.add(name)
+        return name
+
+    out = []
+    for link in topo.links:
+        a = link.a if link.a.iface else Endpoint(node=link.a.node, iface=next_iface(link.a, link.b))
+        b = link.b if link.b.iface else Endpoint(node=link.b.node, iface=next_iface(link.b, link.a))
+        out.append(Link(a=a, b=b, line=link.line))
+    return out
+
+
+def plan_topology(topo: Topology) -> Plan:
+    f: FabricSettings = topo.fabric
+    nodes = {n.name: n for n in topo.nodes}
+    leaves = topo.by_role("leaf")
+    problems = _asn_problems(topo, len(leaves))
+    links = _assign_ports(topo)
+    fabric_pool = _Pool("fabric_pool", f.fabric_pool, topo.source)
+    server_pool = _Pool("server_pool", f.server_pool, topo.source)
+
+    asn: dict[str, int] = {}
+    loopback: dict[str, IPv4Address] = {}
+    for node in topo.nodes:
+        if node_kind(node) != "switch":
+            continue
+        if node.asn is not None:
+            asn[node.name] = node.asn
+            problems += _check_asn(node.asn, node.name, topo.source)
+        else:
+            asn[node.name] = {"spine": f.spine_asn, "leaf": f.leaf_asn_base + node.index - 1,
+                              "router": f.router_asn_base + node.index - 1}[node.role]
+        offset = _ROLE_BLOCK[node.role] * _LOOPBACK_BLOCK + node.index
+        if offset >= f.loopback_pool.num_addresses - 1 or node.index >= _LOOPBACK_BLOCK:
+            problems.append(Problem(topo.source, "fabric.loopback_pool", f"{f.loopback_pool} is exhausted at "
+                                    f"{node.name}", "use a larger fabric.loopback_pool (a /16 holds 1023 "
+                                    "nodes per role)"))
+            continue
+        loopback[node.name] = f.loopback_pool.network_address + offset
+
+    ifaces: dict[str, list[InterfacePlan]] = {n.name: [] for n in topo.nodes}
+    neighbors: dict[str, list[NeighborPlan]] = {n.name: [] for n in topo.nodes}
+    networks: dict[str, list[IPv4Network]] = {n.name: [] for n in topo.nodes}
+    link_plans = []
+    for link in links:
+        na, nb = nodes[link.a.node], nodes[link.b.node]
+        ka, kb = node_kind(na), node_kind(nb)
+        assert link.a.iface and link.b.iface
+        subnet: IPv4Network | None = None
+        # The "owner" is the end whose (number, port) keys the /31: the leaf, else the switch.
+        a_owns = not (nb.role == "leaf" and na.role != "leaf") and ka == "switch"
+        owner, owner_iface = (na, link.a.iface) if a_owns else (nb, link.b.iface)
+        what = f"link {link.a} - {link.b}"
+        if ka == "switch" and kb == "switch":
+            if owner.role == "leaf":
+                slot = (owner.index - 1) * f.radix + _port_no(owner_iface)
+                subnet = fabric_pool.keyed(slot, what)
+            else:
+                subnet = fabric_pool.top(what)
+            role = "fabric"
+        elif {ka, kb} == {"switch", "host"}:
+            sw, sw_iface = (na, link.a.iface) if ka == "switch" else (nb, link.b.iface)
+            if sw.role == "leaf":
+                subnet = server_pool.keyed((sw.index - 1) * f.radix + _port_no(sw_iface), what)
+            else:
+                subnet = server_pool.top(what)
+            role = "server"
+        else:
+            role = "other"
+        link_plans.append(LinkPlan(a_node=na.name, a_iface=link.a.iface, b_node=nb.name,
+                                   b_iface=link.b.iface, subnet=subnet))
+        hosts = list(subnet.hosts()) if subnet else []
+        # The upper tier (spine, or the switch facing a server) takes the even address.
+        upper_is_a = (na.role == "spine" or kb == "host") if a_owns else not (nb.role == "spine" or ka == "host")
+        addr_a = addr_b = None
+        if hosts:
+            lo, hi = (IPv4Interface(f"{h}/31") for h in hosts)
+            addr_a, addr_b = (lo, hi) if upper_is_a else (hi, lo)
+        for me, myif, mykind, peer, peerif, mine, theirs in (
+            (na, link.a.iface, ka, nb, link.b.iface, addr_a, addr_b),
+            (nb, link.b.iface, kb, na, link.a.iface, addr_b, addr_a),
+        ):
+            ifaces[me.name].append(InterfacePlan(
+                name=myif, kernel=myif, peer_node=peer.name, peer_iface=peerif, address=mine,
+                peer_address=theirs, mtu=f.mtu, speed=f.port_speed if mykind == "switch" else None,
+                role=role,  # type: ignore[arg-type]
+            ))
+            if role == "fabric" and mine and theirs:
+                neighbors[me.name].append(NeighborPlan(ip=theirs.ip, asn=asn[peer.name], name=peer.name,
+                                                       local_addr=mine.ip, iface=myif))
+            if role == "server" and mykind == "switch" and mine:
+                networks[me.name].append(mine.network)
+
+    problems += fabric_pool.problems + server_pool.problems
+    if problems:
+        raise PlanError(problems)
+
+    uplinks = max((len(neighbors[n.name]) for n in leaves), default=1)
+    max_paths = f.max_paths or max(uplinks, 1)
+    plans = []
+    for node in topo.nodes:
+        kind = node_kind(node)
+        lo = loopback.get(node.name)
+        plans.append(NodePlan(
+            name=node.name, role=node.role, kind=kind, index=node.index, asn=asn.get(node.name),
+            loopback=lo, pod=node.pod, rail=node.rail,
+            interfaces=sorted(ifaces[node.name], key=_iface_order),
+            neighbors=sorted(neighbors[node.name], key=lambda nb: nb.ip),
+            networks=([IPv4Network(f"{lo}/32")] if lo else []) + sorted(networks[node.name]),
+            image=node.image, frr_conf=node.frr_conf, daemons=node.daemons, exec=node.exec,
+        ))
+    return Plan(name=topo.name, kind=topo.kind, source=topo.source, fabric=f, max_paths=max_paths,
+                nodes=plans, links=link_plans)
+
+
+def _iface_order(i: InterfacePlan) -> tuple[str, int]:
+    m = re.match(r"([A-Za-z_-]*)(\d*)", i.name)
+    assert m
+    return (m.group(1), int(m.group(2) or 0))

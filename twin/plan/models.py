@@ -1,0 +1,96 @@
+"""The Plan: every address, ASN, port and session of a fabric, decided before anything runs."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from twin.topology.models import FabricSettings, Role
+
+NodeKind = Literal["switch", "router", "host"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class InterfacePlan(Frozen):
+    name: str                     # SONiC port name on switches (Ethernet0), NIC name on hosts (eth1)
+    kernel: str                   # the Linux interface name inside the node's namespace
+    peer_node: str
+    peer_iface: str
+    address: IPv4Interface | None = None
+    peer_address: IPv4Interface | None = None
+    mtu: int = 9100
+    speed: int | None = None
+    role: Literal["fabric", "server", "other"] = "other"
+
+
+class NeighborPlan(Frozen):
+    ip: IPv4Address
+    asn: int
+    name: str
+    local_addr: IPv4Address
+    iface: str
+
+
+class NodePlan(Frozen):
+    name: str
+    role: Role
+    kind: NodeKind
+    index: int
+    asn: int | None = None
+    loopback: IPv4Address | None = None
+    pod: int | None = None
+    rail: int | None = None
+    interfaces: list[InterfacePlan] = []
+    neighbors: list[NeighborPlan] = []
+    networks: list[IPv4Network] = []
+    image: str | None = None
+    frr_conf: Path | None = None
+    daemons: Path | None = None
+    exec: list[str] = []
+
+    def iface(self, name: str) -> InterfacePlan:
+        for i in self.interfaces:
+            if i.name == name:
+                return i
+        raise KeyError(f"{self.name}:{name}")
+
+
+class LinkPlan(Frozen):
+    a_node: str
+    a_iface: str
+    b_node: str
+    b_iface: str
+    subnet: IPv4Network | None = None
+
+
+class Plan(Frozen):
+    name: str
+    kind: str
+    source: str
+    fabric: FabricSettings
+    max_paths: int
+    nodes: list[NodePlan]
+    links: list[LinkPlan]
+
+    def node(self, name: str) -> NodePlan:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise KeyError(name)
+
+    def by_role(self, *roles: str) -> list[NodePlan]:
+        return [n for n in self.nodes if n.role in roles]
+
+    @property
+    def switches(self) -> list[NodePlan]:
+        return [n for n in self.nodes if n.kind in ("switch", "router")]
+
+    @property
+    def hosts(self) -> list[NodePlan]:
+        return [n for n in self.nodes if n.kind == "host"]

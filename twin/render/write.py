@@ -1,0 +1,39 @@
+"""Write a plan's configs to disk: configs/<lab>/<switch>/{config_db.json, frr.conf}."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from twin.plan.models import Plan
+from twin.render.config_db import build_config_db, dumps
+from twin.render.frr import render_frr
+
+
+def rendered_files(plan: Plan) -> dict[str, str]:
+    """Relative path -> content for every switch we render (imported FRR routers keep their own)."""
+    files: dict[str, str] = {}
+    for node in plan.nodes:
+        if node.kind != "switch":
+            continue
+        db = build_config_db(plan, node)
+        files[f"{node.name}/config_db.json"] = dumps(db)
+        files[f"{node.name}/frr.conf"] = render_frr(db)
+    return files
+
+
+def write_configs(plan: Plan, out: Path) -> list[Path]:
+    """Replace `out` with the rendered configs. Only folders twin wrote before are removed."""
+    files = rendered_files(plan)
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = {p.split("/")[0] for p in files}
+    for child in out.iterdir():
+        if child.is_dir() and child.name not in wanted and (child / "config_db.json").exists():
+            shutil.rmtree(child)
+    written = []
+    for rel, text in sorted(files.items()):
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        written.append(path)
+    return written
