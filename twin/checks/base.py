@@ -1,0 +1,52 @@
+"""Checks: a typed Input, a declaration of what to read, and `evaluate` that only judges.
+
+Collection (I/O) lives in twin/checks/collect.py; a check never reads the network itself, so it
+can be unit-tested on canned FRR and kernel JSON. A bug in a check becomes an `error` result.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from twin.checks.result import CheckResult, ItemResult, summarize
+
+# What a check can ask the collector for, per node.
+Source = Literal["bgp_summary", "fib", "ping"]
+Outputs = dict[str, dict[str, Any]]  # node -> source -> parsed output
+
+
+class CheckInput(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+InputT = TypeVar("InputT", bound=CheckInput)
+
+
+class Check(Generic[InputT]):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    needs: ClassVar[tuple[Source, ...]]
+
+    def __init__(self, inputs: InputT) -> None:
+        self.inputs = inputs
+
+    def nodes(self) -> list[str]:
+        """The nodes whose outputs this check reads."""
+        raise NotImplementedError
+
+    def evaluate_items(self, outputs: Outputs) -> list[ItemResult]:
+        raise NotImplementedError
+
+    def measurements(self, outputs: Outputs) -> dict[str, float]:
+        return {}
+
+    def evaluate(self, outputs: Outputs) -> CheckResult:
+        try:
+            return summarize(self.name, self.description, self.evaluate_items(outputs),
+                             self.measurements(outputs))
+        except Exception as exc:  # a bug in a check is a result, not a traceback
+            return CheckResult(name=self.name, description=self.description, status="error",
+                               items=[ItemResult(subject="(check)", status="error",
+                                                 message=f"{type(exc).__name__}: {exc}")])

@@ -1,0 +1,50 @@
+"""Every planned BGP session is Established."""
+
+from __future__ import annotations
+
+from twin.checks.base import Check, CheckInput, Outputs
+from twin.checks.result import ItemResult
+
+
+class BgpInput(CheckInput):
+    sessions: dict[str, dict[str, str]]  # switch -> peer ip -> peer name
+
+
+class BgpSessionsEstablished(Check[BgpInput]):
+    name = "bgp-sessions"
+    description = "every planned eBGP session is Established"
+    needs = ("bgp_summary",)
+
+    def nodes(self) -> list[str]:
+        return sorted(self.inputs.sessions)
+
+    def evaluate_items(self, outputs: Outputs) -> list[ItemResult]:
+        items = []
+        for switch, peers in sorted(self.inputs.sessions.items()):
+            summary = outputs.get(switch, {}).get("bgp_summary")
+            if summary is None:
+                items.append(ItemResult(subject=switch, status="failure",
+                                        message="no BGP summary (is bgpd running?)"))
+                continue
+            seen = summary.get("ipv4Unicast", {}).get("peers", {})
+            for ip, name in sorted(peers.items()):
+                state = seen.get(ip, {}).get("state", "missing")
+                ok = state == "Established"
+                items.append(ItemResult(subject=f"{switch} -> {name} ({ip})",
+                                        status="success" if ok else "failure",
+                                        message="Established" if ok else f"expected Established, seen {state}"))
+        return items
+
+    def measurements(self, outputs: Outputs) -> dict[str, float]:
+        counts = established_counts(self.inputs.sessions, outputs)
+        return {"established": counts[0], "total": counts[1]}
+
+
+def established_counts(sessions: dict[str, dict[str, str]], outputs: Outputs) -> tuple[int, int]:
+    up = total = 0
+    for switch, peers in sessions.items():
+        seen = (outputs.get(switch, {}).get("bgp_summary") or {}).get("ipv4Unicast", {}).get("peers", {})
+        for ip in peers:
+            total += 1
+            up += seen.get(ip, {}).get("state") == "Established"
+    return up, total

@@ -1,0 +1,65 @@
+"""Read what checks need from a running netns lab: FRR JSON, kernel FIBs, pings. I/O only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from twin.checks.base import Check, Outputs
+from twin.runtime.shell import in_netns, run
+from twin.runtime.state import LabState, node_dir
+from twin.switch.frr_daemons import vtysh
+
+WORKERS = 8
+
+
+def _bgp_summary(state: LabState, node: str) -> Any:
+    proc = run(vtysh(node_dir(state.lab, node), "-c", "show bgp summary json"), check=False, timeout=30)
+    try:
+        return json.loads(proc.stdout) if proc.returncode == 0 else None
+    except json.JSONDecodeError:
+        return None
+
+
+def _fib(state: LabState, node: str) -> Any:
+    proc = run(["ip", "-n", state.node(node).netns, "-j", "-4", "route", "show", "proto", "bgp"],
+               check=False, timeout=30)
+    try:
+        return json.loads(proc.stdout or "[]")
+    except json.JSONDecodeError:
+        return None
+
+
+def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict[str, list[str]]:
+    alive: dict[str, list[str]] = {}
+    ns = state.node(node).netns
+    for src, targets in probes.items():
+        proc = run(in_netns(ns, ["fping", "-a", "-r", "1", "-t", "300", "-S", src, *sorted(targets)]),
+                   check=False, timeout=60)
+        alive[src] = proc.stdout.split()
+    return alive
+
+
+def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
+    jobs: list[tuple[str, str, Any]] = []
+    for check in checks:
+        for source in check.needs:
+            for node in check.nodes():
+                arg = check.inputs.probes[node] if source == "ping" else None  # type: ignore[attr-defined]
+                jobs.append((node, source, arg))
+
+    def one(job: tuple[str, str, Any]) -> tuple[str, str, Any]:
+        node, source, arg = job
+        if source == "bgp_summary":
+            return node, source, _bgp_summary(state, node)
+        if source == "fib":
+            return node, source, _fib(state, node)
+        return node, source, _ping(state, node, arg)
+
+    outputs: Outputs = {}
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        for node, source, value in pool.map(one, jobs):
+            outputs.setdefault(node, {})[source] = value
+    return outputs

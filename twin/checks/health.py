@@ -1,0 +1,65 @@
+"""Run the health checks once, or poll until the lab is healthy."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from twin.checks.base import Check, Outputs
+from twin.checks.bgp import established_counts
+from twin.checks.catalog import expected_ecmp, expected_sessions, health_checks
+from twin.checks.collect import collect
+from twin.checks.ecmp import ecmp_summary
+from twin.checks.result import CheckResult
+from twin.plan.models import Plan
+from twin.runtime.state import LabState
+
+
+class Health(BaseModel):
+    healthy: bool
+    results: list[CheckResult]
+    bgp: dict[str, int]
+    ecmp: dict[str, dict[str, int]]
+    seconds: float = 0.0
+
+
+def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:
+    results = [c.evaluate(outputs) for c in checks]
+    up, total = established_counts(expected_sessions(plan), outputs)
+    return Health(healthy=all(r.status == "success" for r in results), results=results,
+                  bgp={"established": up, "total": total},
+                  ecmp=ecmp_summary(expected_ecmp(plan), outputs))
+
+
+def check_health(state: LabState, plan: Plan) -> Health:
+    checks = health_checks(plan)
+    return evaluate(plan, checks, collect(state, checks))
+
+
+# (bgp established, bgp total, leaves at full width, leaves): for a progress display
+HealthProgress = Callable[[Health], None]
+
+
+def wait_healthy(state: LabState, plan: Plan, timeout: float, on_poll: HealthProgress) -> Health:
+    """Poll the control plane until it converges, then check the data plane; bounded by timeout."""
+    start = time.monotonic()
+    checks = health_checks(plan)
+    control = [c for c in checks if "ping" not in c.needs]
+    while True:
+        health = evaluate(plan, control, collect(state, control))
+        health.seconds = time.monotonic() - start
+        on_poll(health)
+        if health.healthy:
+            health = evaluate(plan, checks, collect(state, checks))
+            health.seconds = time.monotonic() - start
+            on_poll(health)
+            if health.healthy:
+                return health
+        if time.monotonic() - start > timeout:
+            full = evaluate(plan, checks, collect(state, checks))
+            full.seconds = time.monotonic() - start
+            return full
+        time.sleep(0.25)

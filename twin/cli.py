@@ -1,0 +1,211 @@
+"""The `twin` command line. Thin: parse, call the library, render. Errors exit 2 with a message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from twin.errors import TwinError
+
+app = typer.Typer(help="A digital twin of AI-training network fabrics.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+console = Console(stderr=True)
+out = Console()
+
+NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: the only running lab, "
+                                              "else the lab file's name)")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON document on stdout, nothing else")]
+
+
+def _emit_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
+
+
+def _resolve_name(name: str | None) -> str:
+    if name:
+        return name
+    from twin.runtime.base import get_runtime
+
+    labs = get_runtime("netns").labs()
+    if len(labs) == 1:
+        return labs[0]
+    if not labs:
+        raise TwinError("no lab is running; start one with 'twin up labs/default.yaml'")
+    if "default" in labs:
+        return "default"
+    raise TwinError(f"several labs are running ({', '.join(labs)}); pick one with --name")
+
+
+@app.command()
+def plan(topology: Annotated[Path, typer.Argument(help="topology or lab YAML, or a containerlab .clab.yml")],
+         output: Annotated[Path | None, typer.Option("-o", "--output", help="write configs here")] = None,
+         as_json: JsonOpt = False) -> None:
+    """Plan a fabric (no root): ASNs, addresses, sessions; with -o, write config_db.json and frr.conf."""
+    from twin.lab import load_lab
+    from twin.render.write import write_configs
+
+    lab = load_lab(topology)
+    p = lab.plan
+    written = write_configs(p, output) if output else []
+    summary = {
+        "topology": p.name, "kind": p.kind, "max_paths": p.max_paths,
+        "nodes": {role: len(p.by_role(role)) for role in ("spine", "leaf", "router", "server", "host")
+                  if p.by_role(role)},
+        "links": len(p.links), "bgp_sessions": sum(len(n.neighbors) for n in p.nodes) // 2,
+        "written": [str(w) for w in written],
+    }
+    if as_json:
+        _emit_json(summary)
+        return
+    table = Table(title=f"plan of {p.name} ({p.kind})", title_justify="left")
+    for col in ("node", "role", "ASN", "loopback", "ports", "sessions"):
+        table.add_column(col)
+    for n in p.nodes[:60]:
+        table.add_row(n.name, n.role, str(n.asn or "-"), str(n.loopback or "-"), str(len(n.interfaces)),
+                      str(len(n.neighbors)))
+    if len(p.nodes) > 60:
+        table.add_row(f"... {len(p.nodes) - 60} more", "", "", "", "", "")
+    out.print(table)
+    out.print(f"{summary['links']} links, {summary['bgp_sessions']} eBGP sessions, maximum-paths {p.max_paths}")
+    if output:
+        out.print(f"wrote {len(written)} files under {output}")
+
+
+@app.command()
+def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
+       name: NameOpt = None,
+       runtime: Annotated[str | None, typer.Option(help="netns (default)")] = None,
+       timeout: Annotated[float | None, typer.Option(help="seconds to wait for a healthy fabric")] = None,
+       as_json: JsonOpt = False) -> None:
+    """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
+    from twin.checks.health import Health, wait_healthy
+    from twin.lab import load_lab
+    from twin.report.health import health_table, print_notes
+    from twin.runtime.base import check_lab_name, get_runtime
+
+    lab = load_lab(target)
+    lab_name = name or lab.name
+    check_lab_name(lab_name, str(target) if not name else "--name")
+    rt = get_runtime(runtime or lab.runtime)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+                  TimeElapsedColumn(), console=console, transient=as_json) as progress:
+        task = progress.add_task(f"up {lab_name}", total=None, info="")
+
+        def on_step(step: str, done: int, total: int) -> None:
+            progress.update(task, description=f"up {lab_name}: {step}", completed=done, total=total)
+
+        state = rt.up(lab_name, lab.plan, on_step)
+        wait = progress.add_task("converging", total=None, info="")
+
+        def on_poll(h: Health) -> None:
+            full = sum(1 for v in h.ecmp.values() if v["min"] == v["max"] and v["min"] > 0)
+            progress.update(wait, total=h.bgp["total"] or 1, completed=h.bgp["established"],
+                            info=f"BGP {h.bgp['established']}/{h.bgp['total']}, "
+                                 f"ECMP full on {full}/{len(h.ecmp)} leaves")
+
+        health = wait_healthy(state, lab.plan, timeout or lab.health.timeout_s, on_poll)
+    if as_json:
+        _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
+                    "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes})
+    else:
+        print_notes(console, state)
+        out.print(health_table(state, health))
+        out.print(f"healthy after {health.seconds:.1f} s" if health.healthy else
+                  f"not healthy after {health.seconds:.1f} s; the lab stays up for inspection "
+                  f"('twin status --name {lab_name}', 'twin down --name {lab_name}')")
+    raise typer.Exit(0 if health.healthy else 1)
+
+
+def status_doc(lab_name: str) -> dict[str, Any]:
+    from twin.checks.health import check_health
+    from twin.runtime.state import load_plan, load_state
+
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running; start it with 'twin up'")
+    plan = load_plan(lab_name)
+    health = check_health(state, plan) if state.phase == "up" else None
+    return {
+        "lab": state.lab, "runtime": state.runtime, "phase": state.phase,
+        "healthy": bool(health and health.healthy),
+        "nodes": [{"name": n.name, "role": n.role, "kind": n.kind, "netns": n.netns, "mgmt": n.mgmt,
+                   "gnmi": None} for n in state.nodes],
+        "bgp": health.bgp if health else {"established": 0, "total": 0},
+        "ecmp": health.ecmp if health else {},
+        "checks": [r.model_dump() for r in health.results] if health else [],
+    }
+
+
+@app.command()
+def status(name: NameOpt = None, as_json: JsonOpt = False) -> None:
+    """Show a running lab: nodes, management addresses, BGP, ECMP, health."""
+    from twin.checks.health import Health
+    from twin.checks.result import CheckResult
+    from twin.report.health import health_table, inventory_table
+    from twin.runtime.state import load_state
+
+    lab_name = _resolve_name(name)
+    doc = status_doc(lab_name)
+    if as_json:
+        _emit_json(doc)
+    else:
+        state = load_state(lab_name)
+        assert state is not None
+        out.print(inventory_table(state))
+        health = Health(healthy=doc["healthy"], bgp=doc["bgp"], ecmp=doc["ecmp"],
+                        results=[CheckResult.model_validate(r) for r in doc["checks"]])
+        out.print(health_table(state, health))
+    raise typer.Exit(0 if doc["healthy"] else 1)
+
+
+@app.command(name="exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def exec_(node: Annotated[str, typer.Argument(help="node name, e.g. leaf1 or server3")],
+          cmd: Annotated[list[str], typer.Argument(help="command to run inside the node (after --)")],
+          name: NameOpt = None) -> None:
+    """Run a command inside a node, e.g. `twin exec server1 -- ping -c1 10.2.0.3`."""
+    from twin.runtime.base import get_runtime
+    from twin.runtime.state import load_state
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    argv = get_runtime(state.runtime).exec_argv(state, node, cmd)
+    raise typer.Exit(subprocess.call(argv))
+
+
+@app.command()
+def down(name: NameOpt = None,
+         all_labs: Annotated[bool, typer.Option("--all", help="remove every lab")] = False) -> None:
+    """Remove a lab: processes, namespaces, veths, files. Safe to run twice."""
+    from twin.runtime.base import get_runtime
+
+    rt = get_runtime("netns")
+    if all_labs:
+        names = rt.labs()
+    else:
+        names = [name] if name else rt.labs()[:1] if len(rt.labs()) == 1 else [name or "default"]
+    for lab_name in names:
+        removed = rt.down(lab_name)
+        console.print(f"lab {lab_name}: " + (f"removed {', '.join(removed)}" if removed else "nothing to remove"))
+    if not names:
+        console.print("no labs")
+
+
+def main() -> None:
+    try:
+        app()
+    except TwinError as exc:
+        console.print(f"[red]error:[/] {exc}", markup=True, highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,66 @@
+"""The runtime protocol every backend implements, and the registry that finds one by name."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from twin.errors import PlanError, Problem, TwinError
+from twin.plan.models import Plan
+from twin.runtime.state import LabState
+
+# (step description, done, total): how a runtime reports progress to whoever shows it.
+ProgressFn = Callable[[str, int, int], None]
+
+LAB_NAME = re.compile(r"^[a-z][a-z0-9-]{0,11}$")
+
+
+def check_lab_name(name: str, source: str = "--name") -> None:
+    """Lab names end up in kernel interface names (15 characters), so they stay short."""
+    if not LAB_NAME.match(name):
+        raise PlanError([Problem(
+            source, "name", f"lab name '{name}' is not usable: lab names are 1-12 characters of a-z, 0-9 "
+            "and '-', starting with a letter, because they become part of kernel interface names "
+            "(at most 15 characters)", "pick another name with --name")])
+
+
+class Runtime(Protocol):
+    """What `twin` needs from a place that runs switches. One module per backend."""
+
+    name: str
+
+    def up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
+        """Create every node and link and start the switches. On failure, leave nothing behind."""
+        ...
+
+    def down(self, lab: str) -> list[str]:
+        """Remove everything the lab created; idempotent. Returns what was removed."""
+        ...
+
+    def labs(self) -> list[str]:
+        """Names of the labs this runtime has (running, or half-created after a crash)."""
+        ...
+
+    def exec_argv(self, state: LabState, node: str, cmd: Sequence[str]) -> list[str]:
+        """The argv that runs `cmd` inside `node` (FRR's vtysh finds the node's daemons)."""
+        ...
+
+    def set_link_state(self, state: LabState, node: str, iface: str, up: bool) -> None:
+        """Administratively bring one end of a link up or down (the peer loses carrier)."""
+        ...
+
+    def node_pids(self, state: LabState, node: str) -> list[int]:
+        """Processes running inside a node."""
+        ...
+
+
+def get_runtime(name: str) -> Runtime:
+    from twin.runtime.netns import NetnsRuntime
+
+    registry: dict[str, type] = {"netns": NetnsRuntime}
+    try:
+        runtime: Runtime = registry[name]()
+    except KeyError:
+        raise TwinError(f"unknown runtime '{name}'; available: {', '.join(sorted(registry))}") from None
+    return runtime

@@ -1,0 +1,328 @@
+"""The embedded default runtime: one network namespace per node, veth pairs, real FRR.
+
+Names: node namespaces are `tw.<lab>.<node>`, the management namespace `tw.<lab>` (a bridge
+`br0` with one veth per switch, `eth0` inside the switch) and the host's end `tw-<lab>`.
+Dots are not allowed in lab names, so one lab's prefix never matches another's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from ipaddress import IPv4Network
+from pathlib import Path
+
+from twin.errors import RuntimeBackendError, TwinError
+from twin.plan.models import NodePlan, Plan
+from twin.render.config_db import build_config_db, dumps
+from twin.render.frr import render_frr
+from twin.runtime import neighbours
+from twin.runtime.base import ProgressFn, check_lab_name
+from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
+from twin.runtime.shell import in_netns, ip_batch, list_netns, run
+from twin.runtime.state import (
+    LabState,
+    NodeState,
+    known_labs,
+    lab_dir,
+    load_state,
+    node_dir,
+    remove_lab_dir,
+    save_plan,
+    save_state,
+)
+from twin.switch.frr_daemons import (
+    daemon_command,
+    parse_daemons_file,
+    split_supported,
+    switch_daemons,
+    vtysh,
+)
+from twin.switch.kernel import kernel_lines
+
+MGMT_SPACE = IPv4Network("172.20.0.0/14")
+WORKERS = 8
+
+
+def node_netns(lab: str, node: str) -> str:
+    return f"tw.{lab}.{node}"
+
+
+def mgmt_netns(lab: str) -> str:
+    return f"tw.{lab}"
+
+
+def _owned_netns(lab: str) -> list[str]:
+    prefix = f"tw.{lab}."
+    return [ns for ns in list_netns() if ns == mgmt_netns(lab) or ns.startswith(prefix)]
+
+
+def pick_mgmt_subnet(count: int, taken: Iterable[IPv4Network]) -> IPv4Network:
+    """The first subnet of 172.20.0.0/14 big enough for the host and `count` switches, unused."""
+    prefixlen = 24
+    while (2 ** (32 - prefixlen)) - 3 < count:
+        prefixlen -= 1
+    busy = list(taken)
+    for net in MGMT_SPACE.subnets(new_prefix=prefixlen):
+        if net.network_address == IPv4Network("172.20.0.0/24").network_address and prefixlen == 24:
+            continue  # leave 172.20.0.0/24 alone; containerlab's default is 172.20.20.0/24
+        if not any(net.overlaps(b) for b in busy):
+            return net
+    raise RuntimeBackendError("no free management subnet in 172.20.0.0/14; remove other labs")
+
+
+def _host_routes() -> list[IPv4Network]:
+    out = run(["ip", "-4", "route", "show", "table", "all"], check=False).stdout
+    nets = []
+    for line in out.splitlines():
+        word = line.split()[0] if line.split() else ""
+        if word in ("local", "broadcast", "unreachable", "blackhole"):
+            word = line.split()[1]
+        try:
+            nets.append(IPv4Network(word if "/" in word or word == "default" else f"{word}/32"))
+        except ValueError:
+            continue
+    return [n for n in nets if n.prefixlen > 0]
+
+
+class NetnsRuntime:
+    name = "netns"
+
+    # -- the protocol -------------------------------------------------------------------------
+
+    def labs(self) -> list[str]:
+        names = set(known_labs())
+        for ns in list_netns():
+            if ns.startswith("tw."):
+                names.add(ns.split(".")[1])
+        return sorted(names)
+
+    def up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
+        check_lab_name(lab)
+        _preflight()
+        old = load_state(lab)
+        if old is not None and old.phase == "up" and _owned_netns(lab):
+            raise TwinError(f"lab '{lab}' is already up; 'twin down --name {lab}' first, "
+                            "or pick another --name")
+        if old is not None or _owned_netns(lab):
+            self.down(lab)  # recover from a crash half-way through an earlier `up`
+        try:
+            return self._up(lab, plan, progress)
+        except BaseException:
+            self.down(lab)
+            raise
+
+    def down(self, lab: str) -> list[str]:
+        state = load_state(lab)
+        namespaces = set(_owned_netns(lab))
+        if state is not None:
+            namespaces |= {ns for ns in state.netns if ns in set(list_netns())}
+        removed: list[str] = []
+        pids: set[int] = set()
+        for ns in namespaces:
+            out = run(["ip", "netns", "pids", ns], check=False).stdout.split()
+            pids |= {int(p) for p in out if p.isdigit()}
+        pids |= _pidfile_pids(lab_dir(lab))
+        _kill(pids)
+        if pids:
+            removed.append(f"{len(pids)} processes")
+        if namespaces:
+            ip_batch([f"netns delete {ns}" for ns in sorted(namespaces)], force=True)
+            removed.append(f"{len(namespaces)} namespaces")
+        host_if = f"tw-{lab}"
+        if run(["ip", "link", "show", "dev", host_if], check=False).returncode == 0:
+            run(["ip", "link", "delete", "dev", host_if], check=False)
+        if lab_dir(lab).exists():
+            remove_lab_dir(lab)
+            removed.append(str(lab_dir(lab)))
+        left = _owned_netns(lab)
+        if left:
+            raise RuntimeBackendError(f"could not remove namespaces of lab '{lab}': {', '.join(left)}")
+        return removed
+
+    def exec_argv(self, state: LabState, node: str, cmd: Sequence[str]) -> list[str]:
+        ns = state.node(node)
+        argv = list(cmd)
+        if argv and argv[0] == "vtysh" and "--vty_socket" not in argv:
+            argv = vtysh(node_dir(state.lab, node), *argv[1:])
+        return in_netns(ns.netns, argv)
+
+    def set_link_state(self, state: LabState, node: str, iface: str, up: bool) -> None:
+        ns = state.node(node).netns
+        run(["ip", "-n", ns, "link", "set", "dev", iface, "up" if up else "down"])
+
+    def node_pids(self, state: LabState, node: str) -> list[int]:
+        out = run(["ip", "netns", "pids", state.node(node).netns], check=False).stdout.split()
+        return sorted(int(p) for p in out if p.isdigit())
+
+    # -- bring-up -----------------------------------------------------------------------------
+
+    def _up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
+        switches = plan.switches
+        others = [state.mgmt_subnet for name in known_labs() if name != lab
+                  if (state := load_state(name)) is not None and state.mgmt_subnet]
+        subnet = pick_mgmt_subnet(len(switches), [IPv4Network(s) for s in others] + _host_routes())
+        hosts = list(subnet.hosts())
+        mgmt_ip = {n.name: hosts[i + 1] for i, n in enumerate(switches)}
+        state = LabState(
+            lab=lab, runtime=self.name, phase="creating", topology=plan.source, created=time.time(),
+            mgmt_subnet=str(subnet), mgmt_host=str(hosts[0]), mgmt_netns=mgmt_netns(lab),
+            host_iface=f"tw-{lab}",
+            netns=[mgmt_netns(lab)] + [node_netns(lab, n.name) for n in plan.nodes],
+            nodes=[NodeState(name=n.name, role=n.role, kind=n.kind, netns=node_netns(lab, n.name),
+                             mgmt=f"{mgmt_ip[n.name]}" if n.name in mgmt_ip else None)
+                   for n in plan.nodes],
+        )
+        save_state(state)  # before anything exists: a crash from here on is recoverable
+        save_plan(lab, plan)
+        lab_dir(lab).chmod(0o755)
+        state.notes += neighbours.size_for(plan)
+
+        total_steps = 4
+        progress("creating namespaces", 0, total_steps)
+        ip_batch([f"netns add {ns}" for ns in state.netns])
+        mgmt = mgmt_netns(lab)
+        host_lines = [f"link add name tw-{lab} type veth peer name up0 netns {mgmt}"]
+        mgmt_lines = ["link set dev lo up", "link add br0 type bridge", "link set dev br0 up",
+                      "link set dev up0 master br0 up"]
+        for i, n in enumerate(switches):
+            host_lines.append(f"link add name eth0 netns {node_netns(lab, n.name)} type veth "
+                              f"peer name m{i} netns {mgmt}")
+            mgmt_lines.append(f"link set dev m{i} master br0 up")
+        progress("wiring links", 1, total_steps)
+        for link in plan.links:
+            a, b = plan.node(link.a_node), plan.node(link.b_node)
+            host_lines.append(
+                f"link add name {a.iface(link.a_iface).kernel} netns {node_netns(lab, a.name)} type veth "
+                f"peer name {b.iface(link.b_iface).kernel} netns {node_netns(lab, b.name)}")
+        ip_batch(host_lines, path=lab_dir(lab) / "wiring.batch")
+        ip_batch(mgmt_lines, netns=mgmt)
+        ip_batch([f"address add {hosts[0]}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
+
+        progress("starting nodes", 2, total_steps)
+        done = 0
+
+        def one(node: NodePlan) -> list[str]:
+            return self._start_node(lab, plan, node, str(mgmt_ip.get(node.name, "")), subnet.prefixlen)
+
+        warnings = _parallel(plan.nodes, one, lambda: progress("starting nodes", 2, total_steps))
+        del done
+        state.notes += warnings
+        state.phase = "up"
+        save_state(state)
+        progress("started", total_steps, total_steps)
+        return state
+
+    def _start_node(self, lab: str, plan: Plan, node: NodePlan, mgmt_ip: str, plen: int) -> list[str]:
+        ns = node_netns(lab, node.name)
+        rundir = node_dir(lab, node.name)
+        rundir.mkdir(parents=True, exist_ok=True)
+        warnings: list[str] = []
+        if node.kind == "host":
+            _sysctl(ns, HOST_SYSCTLS)
+            if node.exec:
+                ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces],
+                         netns=ns)
+                for line in node.exec:
+                    proc = run(in_netns(ns, ["sh", "-c", line]), check=False)
+                    if proc.returncode != 0:
+                        raise RuntimeBackendError(f"{node.name}: exec line '{line}' failed: "
+                                                  f"{proc.stderr.strip()}")
+            else:
+                ip_batch(server_lines(node), netns=ns)
+            return warnings
+
+        _sysctl(ns, SWITCH_SYSCTLS)
+        mgmt_lines = [f"address add {mgmt_ip}/{plen} dev eth0", "link set dev eth0 up"]
+        shutil.chown(rundir, "frr", "frr")
+        if node.kind == "switch":
+            db = build_config_db(plan, node)
+            (rundir / "config_db.json").write_text(dumps(db))
+            conf = render_frr(db)
+            ifmap = {i.name: i.kernel for i in node.interfaces}
+            ip_batch(kernel_lines(db, ifmap) + mgmt_lines, netns=ns)
+            daemons = switch_daemons(plan.fabric.bfd.enabled)
+        else:  # an imported router running the user's own FRR files
+            assert node.frr_conf is not None
+            conf = node.frr_conf.read_text()
+            daemons = parse_daemons_file(node.daemons.read_text()) if node.daemons else ["zebra", "bgpd"]
+            ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces]
+                     + mgmt_lines, netns=ns)
+        conf_path = rundir / "frr.conf"
+        conf_path.write_text(conf)
+        start, skipped = split_supported(daemons)
+        warnings += [f"{node.name}: {w}" for w in skipped]
+        for d in start:
+            run(in_netns(ns, daemon_command(d, ns, rundir)))
+        _wait_for_sockets(rundir, start)
+        proc = run(vtysh(rundir, "-f", str(conf_path)), check=False, timeout=120)
+        if proc.returncode != 0:
+            raise RuntimeBackendError(f"{node.name}: FRR rejected {conf_path}: "
+                                      f"{(proc.stdout + proc.stderr).strip()[-800:]}")
+        return warnings
+
+
+def _preflight() -> None:
+    if os.geteuid() != 0:
+        raise TwinError("the netns runtime needs root (network namespaces, veth pairs); run as root")
+    if not Path("/usr/lib/frr/zebra").exists() or shutil.which("vtysh") is None:
+        raise TwinError("FRR is not installed: run 'make lab-up' (it installs it) or "
+                        "'apt-get install frr frr-pythontools'")
+
+
+def _sysctl(ns: str, values: dict[str, str]) -> None:
+    run(in_netns(ns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
+
+
+def _wait_for_sockets(rundir: Path, daemons: list[str], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    missing = daemons
+    while time.monotonic() < deadline:
+        missing = [d for d in daemons if not (rundir / f"{d}.vty").exists()]
+        if not missing:
+            return
+        time.sleep(0.02)
+    raise RuntimeBackendError(f"FRR daemons did not start in {rundir}: {', '.join(missing)} "
+                              f"(see {rundir}/*.log)")
+
+
+def _parallel(nodes: list[NodePlan], fn: Callable[[NodePlan], list[str]],
+              tick: Callable[[], None]) -> list[str]:
+    out: list[str] = []
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        for result in pool.map(fn, nodes):
+            out += result
+            tick()
+    return out
+
+
+def _pidfile_pids(root: Path) -> set[int]:
+    pids = set()
+    for pidfile in root.glob("nodes/*/*.pid"):
+        try:
+            pids.add(int(pidfile.read_text().strip()))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def _kill(pids: set[int], grace: float = 3.0) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = set()
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+                alive.add(pid)
+            except ProcessLookupError:
+                continue
+        deadline = time.monotonic() + grace
+        while alive and time.monotonic() < deadline:
+            alive = {p for p in alive if Path(f"/proc/{p}").exists()}
+            time.sleep(0.02)
+        pids = alive
+        if not pids:
+            return

@@ -1,0 +1,53 @@
+"""Which FRR daemons a node runs and how to start them inside a namespace (FRR 8.4)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+FRR_BIN = Path("/usr/lib/frr")
+# Daemons this kernel cannot serve: ldpd needs MPLS, which is not available here.
+UNSUPPORTED = {"ldpd": "needs kernel MPLS, which this machine lacks"}
+KNOWN = ("zebra", "bgpd", "ospfd", "ospf6d", "ripd", "ripngd", "isisd", "pimd", "ldpd", "nhrpd",
+         "eigrpd", "babeld", "sharpd", "staticd", "pbrd", "bfdd", "fabricd", "vrrpd", "pathd")
+
+
+def parse_daemons_file(text: str) -> list[str]:
+    """The daemons a FRR `daemons` file enables (`bgpd=yes`), zebra always first."""
+    enabled = []
+    for line in text.splitlines():
+        m = re.match(r"\s*([a-z0-9]+d)\s*=\s*(yes|true|1)\s*$", line)
+        if m and m.group(1) in KNOWN:
+            enabled.append(m.group(1))
+    return ["zebra", *[d for d in enabled if d != "zebra"]]
+
+
+def switch_daemons(bfd: bool) -> list[str]:
+    return ["zebra", "bgpd", *(["bfdd"] if bfd else [])]
+
+
+def split_supported(daemons: list[str]) -> tuple[list[str], list[str]]:
+    """(daemons to start, warnings for those skipped)."""
+    start, warnings = [], []
+    for d in daemons:
+        if d in UNSUPPORTED:
+            warnings.append(f"skipping {d}: {UNSUPPORTED[d]}")
+        elif not (FRR_BIN / d).exists():
+            warnings.append(f"skipping {d}: {FRR_BIN / d} is not installed")
+        else:
+            start.append(d)
+    return start, warnings
+
+
+def daemon_command(daemon: str, pathspace: str, rundir: Path) -> list[str]:
+    """FRR forbids dots in -N, so the namespace name `tw.lab.node` becomes `tw_lab_node`."""
+    cmd = [str(FRR_BIN / daemon), "-N", pathspace.replace(".", "_"), "-u", "frr", "-g", "frr", "-d",
+           "-i", str(rundir / f"{daemon}.pid"), "--vty_socket", str(rundir),
+           "-z", str(rundir / "zserv.api"), "--log", f"file:{rundir / f'{daemon}.log'}"]
+    if daemon == "zebra":
+        cmd += ["-s", "16777216"]
+    return cmd
+
+
+def vtysh(rundir: Path, *args: str) -> list[str]:
+    return ["vtysh", "--vty_socket", str(rundir), *args]
