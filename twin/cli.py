@@ -189,15 +189,13 @@ def down(name: NameOpt = None,
     from twin.runtime.base import get_runtime
 
     rt = get_runtime("netns")
-    if all_labs:
-        names = rt.labs()
-    else:
-        names = [name] if name else rt.labs()[:1] if len(rt.labs()) == 1 else [name or "default"]
+    running = rt.labs()
+    names = running if all_labs else [name] if name else [_resolve_name(None)] if running else []
     for lab_name in names:
         removed = rt.down(lab_name)
         console.print(f"lab {lab_name}: " + (f"removed {', '.join(removed)}" if removed else "nothing to remove"))
     if not names:
-        console.print("no labs")
+        console.print("no labs to remove")
 
 
 def main() -> None:

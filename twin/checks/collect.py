@@ -45,10 +45,10 @@ def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict
 def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
     jobs: list[tuple[str, str, Any]] = []
     for check in checks:
-        for source in check.needs:
-            for node in check.nodes():
-                arg = check.inputs.probes[node] if source == "ping" else None  # type: ignore[attr-defined]
-                jobs.append((node, source, arg))
+        probes: dict[str, Any] = getattr(check.inputs, "probes", {})
+        for need in check.needs:
+            for name in check.nodes():
+                jobs.append((name, need, probes.get(name) if need == "ping" else None))
 
     def one(job: tuple[str, str, Any]) -> tuple[str, str, Any]:
         node, source, arg = job

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from typing import Literal
 
 from twin.errors import PlanError, Problem
 from twin.plan.models import InterfacePlan, LinkPlan, NeighborPlan, NodeKind, NodePlan, Plan
@@ -175,7 +176,7 @@ def plan_topology(topo: Topology) -> Plan:
                 subnet = fabric_pool.keyed(slot, what)
             else:
                 subnet = fabric_pool.top(what)
-            role = "fabric"
+            role: Literal["fabric", "server", "other"] = "fabric"
         elif {ka, kb} == {"switch", "host"}:
             sw, sw_iface = (na, link.a.iface) if ka == "switch" else (nb, link.b.iface)
             if sw.role == "leaf":
@@ -201,7 +202,7 @@ def plan_topology(topo: Topology) -> Plan:
             ifaces[me.name].append(InterfacePlan(
                 name=myif, kernel=myif, peer_node=peer.name, peer_iface=peerif, address=mine,
                 peer_address=theirs, mtu=f.mtu, speed=f.port_speed if mykind == "switch" else None,
-                role=role,  # type: ignore[arg-type]
+                role=role,
             ))
             if role == "fabric" and mine and theirs:
                 neighbors[me.name].append(NeighborPlan(ip=theirs.ip, asn=asn[peer.name], name=peer.name,
@@ -218,13 +219,13 @@ def plan_topology(topo: Topology) -> Plan:
     plans = []
     for node in topo.nodes:
         kind = node_kind(node)
-        lo = loopback.get(node.name)
+        loop = loopback.get(node.name)
         plans.append(NodePlan(
             name=node.name, role=node.role, kind=kind, index=node.index, asn=asn.get(node.name),
-            loopback=lo, pod=node.pod, rail=node.rail,
+            loopback=loop, pod=node.pod, rail=node.rail,
             interfaces=sorted(ifaces[node.name], key=_iface_order),
             neighbors=sorted(neighbors[node.name], key=lambda nb: nb.ip),
-            networks=([IPv4Network(f"{lo}/32")] if lo else []) + sorted(networks[node.name]),
+            networks=([IPv4Network(f"{loop}/32")] if loop else []) + sorted(networks[node.name]),
             image=node.image, frr_conf=node.frr_conf, daemons=node.daemons, exec=node.exec,
         ))
     return Plan(name=topo.name, kind=topo.kind, source=topo.source, fabric=f, max_paths=max_paths,

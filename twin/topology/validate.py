@@ -45,8 +45,8 @@ def validate_topology(topo: Topology) -> list[Problem]:
             add(field, f"self-loop: both ends are on {link.a.node}",
                 "connect two different nodes", link.line)
         for end in (link.a, link.b):
-            node = roles.get(end.node)
-            if node is None:
+            end_node = roles.get(end.node)
+            if end_node is None:
                 add(field, f"link to unknown node '{end.node}'",
                     f"define '{end.node}' under nodes: or fix the name", link.line)
                 continue
@@ -54,8 +54,9 @@ def validate_topology(topo: Topology) -> list[Problem]:
                 continue
             if len(end.iface) > IFNAMSIZ:
                 add(field, f"interface name '{end.iface}' on {end.node} is {len(end.iface)} characters; "
-                    f"Linux interface names hold at most {IFNAMSIZ}", "use a shorter interface name", link.line)
-            if node.is_switch and not node.user_frr:
+                    f"Linux interface names hold at most {IFNAMSIZ}", "use a shorter interface name",
+                    link.line)
+            if end_node.is_switch and not end_node.user_frr:
                 m = _SONIC_PORT.match(end.iface)
                 if not m or int(m.group(1)) % 4:
                     add(field, f"switch port '{end.iface}' on {end.node} is not a SONiC port name",
