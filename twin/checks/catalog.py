@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from twin.checks.base import Check
 from twin.checks.bgp import BgpInput, BgpSessionsEstablished
 from twin.checks.ecmp import EcmpInput, EcmpWidth
+from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
-from twin.plan.models import Plan
+from twin.plan.models import NodePlan, Plan
+from twin.switch.frr_daemons import parse_daemons_file
 
 
 def expected_sessions(plan: Plan) -> dict[str, dict[str, str]]:
@@ -26,10 +29,23 @@ def expected_ecmp(plan: Plan) -> dict[str, dict[str, int]]:
     return out
 
 
+_EXEC_ADDR = re.compile(r"\bip\s+(?:-4\s+)?a(?:ddr(?:ess)?)?\s+add\s+([0-9.]+)/\d+\s+dev\s+(\S+)")
+
+
+def host_addresses(host: NodePlan) -> list[tuple[str, str]]:
+    """(address, attached node) per NIC: planned for servers, from `exec:` lines for imported hosts."""
+    out = [(str(i.address.ip), i.peer_node) for i in host.interfaces if i.address is not None]
+    peers = {i.kernel: i.peer_node for i in host.interfaces}
+    for line in host.exec:
+        m = _EXEC_ADDR.search(line)
+        if m and m.group(2) in peers:
+            out.append((m.group(1), peers[m.group(2)]))
+    return out
+
+
 def expected_pings(plan: Plan) -> dict[str, dict[str, dict[str, str]]]:
-    """Per server and NIC address: the NIC addresses of other servers behind another leaf."""
-    nics = [(s.name, i.peer_node, str(i.address.ip)) for s in plan.hosts if s.role == "server"
-            for i in s.interfaces if i.address is not None]
+    """Per host and NIC address: the NIC addresses of other hosts behind another leaf or router."""
+    nics = [(h.name, attached, addr) for h in plan.hosts for addr, attached in host_addresses(h)]
     out: dict[str, dict[str, dict[str, str]]] = {}
     for server, leaf, src in nics:
         targets = {addr: f"{other}/{addr}" for other, other_leaf, addr in nics
@@ -39,11 +55,28 @@ def expected_pings(plan: Plan) -> dict[str, dict[str, dict[str, str]]]:
     return out
 
 
+def expected_ospf(plan: Plan) -> dict[str, dict[str, str]]:
+    ospf = {n.name for n in plan.nodes if n.kind == "router" and n.daemons is not None
+            and "ospfd" in parse_daemons_file(n.daemons.read_text())}
+    out: dict[str, dict[str, str]] = {}
+    for name in sorted(ospf):
+        for i in plan.node(name).interfaces:
+            if i.peer_node in ospf:
+                out.setdefault(name, {})[i.kernel] = i.peer_node
+    return out
+
+
 def health_checks(plan: Plan) -> list[Check[Any]]:
-    checks: list[Check[Any]] = [BgpSessionsEstablished(BgpInput(sessions=expected_sessions(plan)))]
+    checks: list[Check[Any]] = []
+    sessions = expected_sessions(plan)
+    if sessions:
+        checks.append(BgpSessionsEstablished(BgpInput(sessions=sessions)))
     ecmp = expected_ecmp(plan)
     if ecmp:
         checks.append(EcmpWidth(EcmpInput(expected=ecmp)))
+    ospf = expected_ospf(plan)
+    if ospf:
+        checks.append(OspfAdjacencies(OspfInput(adjacencies=ospf)))
     pings = expected_pings(plan)
     if pings:
         checks.append(ServerReachability(PingInput(probes=pings)))

@@ -15,8 +15,8 @@ from twin.switch.frr_daemons import vtysh
 WORKERS = 8
 
 
-def _bgp_summary(state: LabState, node: str) -> Any:
-    proc = run(vtysh(node_dir(state.lab, node), "-c", "show bgp summary json"), check=False, timeout=30)
+def _vtysh_json(state: LabState, node: str, command: str) -> Any:
+    proc = run(vtysh(node_dir(state.lab, node), "-c", command), check=False, timeout=30)
     try:
         return json.loads(proc.stdout) if proc.returncode == 0 else None
     except json.JSONDecodeError:
@@ -53,7 +53,9 @@ def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
     def one(job: tuple[str, str, Any]) -> tuple[str, str, Any]:
         node, source, arg = job
         if source == "bgp_summary":
-            return node, source, _bgp_summary(state, node)
+            return node, source, _vtysh_json(state, node, "show bgp summary json")
+        if source == "ospf_neighbors":
+            return node, source, _vtysh_json(state, node, "show ip ospf neighbor json")
         if source == "fib":
             return node, source, _fib(state, node)
         return node, source, _ping(state, node, arg)

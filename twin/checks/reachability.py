@@ -13,7 +13,7 @@ class PingInput(CheckInput):
 
 class ServerReachability(Check[PingInput]):
     name = "server-reachability"
-    description = "every server pings every server on another leaf"
+    description = "every server pings every server behind another leaf or router"
     needs = ("ping",)
 
     def nodes(self) -> list[str]:

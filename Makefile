@@ -1,0 +1,37 @@
+# twin: the two set-up commands are `make lab-up` and `make test`.
+SHELL := /bin/bash
+LAB ?= labs/default.yaml
+NAME ?=
+VENV ?= .venv
+PY := $(VENV)/bin/python
+TWIN := $(VENV)/bin/twin
+GOLDEN_LABS := default rail
+
+.PHONY: lab-up lab-down test unit lint configs bench deps clean
+
+# Installs what is missing (Debian packages, the virtualenv and the package), then brings the lab up.
+lab-up: deps
+	$(TWIN) up $(LAB) $(if $(NAME),--name $(NAME))
+
+lab-down:
+	@if [ -x $(TWIN) ]; then $(TWIN) down $(if $(NAME),--name $(NAME),--all); fi
+
+deps:
+	@bash scripts/install-deps.sh
+
+test: deps
+	$(VENV)/bin/ruff check twin tests bench
+	$(VENV)/bin/mypy twin
+	$(VENV)/bin/pytest tests
+
+unit:
+	$(VENV)/bin/pytest tests/unit
+
+configs:
+	@for lab in $(GOLDEN_LABS); do $(TWIN) plan labs/$$lab.yaml -o configs/$$lab --json >/dev/null && echo "configs/$$lab"; done
+
+bench:
+	$(PY) bench/lab_up.py
+
+clean: lab-down
+	rm -rf $(VENV) *.egg-info
