@@ -42,15 +42,23 @@ class _Pool:
         self.used: set[int] = set()
         self.next_top = self.size - 1
         self.problems: list[Problem] = []
+        self.overflow: list[str] = []
+
+    def report(self) -> list[Problem]:
+        """One problem per exhausted pool, however many links did not fit."""
+        problems = list(self.problems)
+        if self.overflow:
+            problems.append(Problem(self.source, f"fabric.{self.name}", f"{self.net} is exhausted: it holds "
+                                    f"{self.size} /31s and {len(self.overflow)} links do not fit (first: "
+                                    f"{self.overflow[0]})", f"use a larger fabric.{self.name}"))
+        return problems
 
     def _subnet(self, slot: int) -> IPv4Network:
         return IPv4Network((int(self.net.network_address) + 2 * slot, 31))
 
     def keyed(self, slot: int, what: str) -> IPv4Network | None:
         if slot >= self.size or slot in self.used:
-            self.problems.append(Problem(self.source, f"fabric.{self.name}", f"{self.net} is exhausted: "
-                                         f"{what} needs /31 number {slot} but the pool holds {self.size}",
-                                         f"use a larger fabric.{self.name}"))
+            self.overflow.append(f"{what} needs /31 number {slot}")
             return None
         self.used.add(slot)
         return self._subnet(slot)
@@ -59,8 +67,7 @@ class _Pool:
         while self.next_top in self.used:
             self.next_top -= 1
         if self.next_top < 0:
-            self.problems.append(Problem(self.source, f"fabric.{self.name}", f"{self.net} is exhausted "
-                                         f"at {what}", f"use a larger fabric.{self.name}"))
+            self.overflow.append(what)
             return None
         self.used.add(self.next_top)
         return self._subnet(self.next_top)
@@ -140,6 +147,7 @@ def plan_topology(topo: Topology) -> Plan:
 
     asn: dict[str, int] = {}
     loopback: dict[str, IPv4Address] = {}
+    short_of: list[str] = []
     for node in topo.nodes:
         if node_kind(node) != "switch":
             continue
@@ -151,12 +159,14 @@ def plan_topology(topo: Topology) -> Plan:
                               "router": f.router_asn_base + node.index - 1}[node.role]
         offset = _ROLE_BLOCK[node.role] * _LOOPBACK_BLOCK + node.index
         if offset >= f.loopback_pool.num_addresses - 1 or node.index >= _LOOPBACK_BLOCK:
-            problems.append(Problem(topo.source, "fabric.loopback_pool", f"{f.loopback_pool} is exhausted at "
-                                    f"{node.name}", "use a larger fabric.loopback_pool (a /16 holds 1023 "
-                                    "nodes per role)"))
+            short_of.append(node.name)
             continue
         loopback[node.name] = f.loopback_pool.network_address + offset
 
+    if short_of:
+        problems.append(Problem(topo.source, "fabric.loopback_pool", f"{f.loopback_pool} is exhausted: "
+                                f"{len(short_of)} switches get no loopback (first: {short_of[0]})",
+                                "use a larger fabric.loopback_pool (a /16 holds 1023 nodes per role)"))
     ifaces: dict[str, list[InterfacePlan]] = {n.name: [] for n in topo.nodes}
     neighbors: dict[str, list[NeighborPlan]] = {n.name: [] for n in topo.nodes}
     networks: dict[str, list[IPv4Network]] = {n.name: [] for n in topo.nodes}
@@ -210,9 +220,9 @@ def plan_topology(topo: Topology) -> Plan:
             if role == "server" and mykind == "switch" and mine:
                 networks[me.name].append(mine.network)
 
-    problems += fabric_pool.problems + server_pool.problems
+    problems += fabric_pool.report() + server_pool.report()
     if problems:
-        raise PlanError(problems)
+        raise PlanError(topo.locate(problems))
 
     uplinks = max((len(neighbors[n.name]) for n in leaves), default=1)
     max_paths = f.max_paths or max(uplinks, 1)

@@ -45,9 +45,11 @@ def load_topology(path: Path) -> Topology:
         topo = import_clab(doc)
     else:
         topo = _from_twin(doc)
+    lines = {".".join(str(p) for p in loc): line for loc, line in doc.lines.items() if loc}
+    topo = topo.model_copy(update={"lines": lines})
     problems = validate_topology(topo)
     if problems:
-        raise PlanError(problems)
+        raise PlanError(topo.locate(problems))
     return topo
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from ipaddress import IPv4Network
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from twin.errors import Problem
 
 Role = Literal["spine", "leaf", "server", "router", "host"]
 SWITCH_ROLES: frozenset[str] = frozenset({"spine", "leaf", "router"})
@@ -136,6 +139,20 @@ class Topology(Strict):
     fabric: FabricSettings
     nodes: list[Node]
     links: list[Link]
+    lines: dict[str, int] = {}  # dotted field path in the source file -> line
+
+    def locate(self, problems: list[Problem]) -> list[Problem]:
+        """Give problems found after loading the line of their field in the source file."""
+        out = []
+        for p in problems:
+            line = p.line
+            parts = p.field.split(".")
+            while line is None and parts:
+                key = ".".join(parts)
+                line = self.lines.get(key, self.lines.get(f"topology.{key}"))
+                parts.pop()
+            out.append(replace(p, line=line))
+        return out
 
     def node(self, name: str) -> Node:
         for n in self.nodes:
