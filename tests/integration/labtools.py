@@ -1,0 +1,50 @@
+"""Helpers for integration tests: run the CLI, find what a lab left behind."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data"
+TWIN = [sys.executable, "-m", "twin"]
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:5]}"
+
+
+def twin(*args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([*TWIN, *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"twin {' '.join(args)} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def twin_json(*args: str, check: bool = True, timeout: float = 300) -> Any:
+    proc = twin(*args, "--json", check=check, timeout=timeout)
+    return json.loads(proc.stdout)
+
+
+def leftovers(lab: str) -> list[str]:
+    """Everything of `lab` still on the machine: namespaces, interfaces, processes, files."""
+    found = []
+    netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.split("\n")
+    found += [line.split()[0] for line in netns if line.startswith((f"tw.{lab}.", f"tw.{lab} "))
+              or line.strip() == f"tw.{lab}"]
+    if subprocess.run(["ip", "link", "show", f"tw-{lab}"], capture_output=True).returncode == 0:
+        found.append(f"interface tw-{lab}")
+    procs = subprocess.run(["pgrep", "-af", f"/run/twin/{lab}/"], capture_output=True, text=True).stdout
+    found += [p for p in procs.splitlines() if "pgrep" not in p]
+    if Path(f"/run/twin/{lab}").exists():
+        found.append(f"/run/twin/{lab}")
+    return found
+
+
+def netns_exec(lab: str, node: str, *cmd: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["ip", "netns", "exec", f"tw.{lab}.{node}", *cmd], capture_output=True, text=True,
+                          timeout=timeout)

@@ -1,0 +1,71 @@
+"""The default lab end to end: up healthy, status contract, exec, management, down leaves nothing."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from labtools import leftovers, netns_exec, twin, twin_json, unique
+
+
+@pytest.fixture(scope="module")
+def default_lab() -> Iterator[str]:
+    name = unique("d")
+    try:
+        result = twin_json("up", "labs/default.yaml", "--name", name, timeout=300)
+        assert result["healthy"], result
+        yield name
+    finally:
+        twin("down", "--name", name, check=False)
+
+
+def test_status_json_contract(default_lab: str) -> None:
+    doc = twin_json("status", "--name", default_lab)
+    assert doc["lab"] == default_lab
+    assert doc["runtime"] == "netns"
+    assert doc["healthy"] is True
+    roles = sorted(n["role"] for n in doc["nodes"])
+    assert roles.count("spine") == 4 and roles.count("leaf") == 8 and roles.count("server") == 16
+    for node in doc["nodes"]:
+        assert {"name", "role", "mgmt", "gnmi"} <= set(node)
+        assert node["role"] in {"spine", "leaf", "server", "router", "host"}
+    assert doc["bgp"] == {"established": 64, "total": 64}
+    assert len(doc["ecmp"]) == 8
+    assert all(v == {"min": 4, "max": 4} for v in doc["ecmp"].values())
+
+
+def test_every_switch_has_a_reachable_management_address(default_lab: str) -> None:
+    doc = twin_json("status", "--name", default_lab)
+    switches = [n for n in doc["nodes"] if n["role"] in ("spine", "leaf")]
+    assert len({n["mgmt"] for n in switches}) == 12
+    addrs = [n["mgmt"] for n in switches]
+    proc = subprocess.run(["fping", "-a", "-r", "1", "-t", "300", *addrs], capture_output=True, text=True)
+    assert sorted(proc.stdout.split()) == sorted(addrs)
+
+
+def test_exec_runs_inside_a_node(default_lab: str) -> None:
+    out = twin("exec", "--name", default_lab, "leaf1", "--", "vtysh", "-c", "show bgp summary").stdout
+    assert "Total number of neighbors 4" in out
+    ping = twin("exec", "--name", default_lab, "server1", "--", "ping", "-c", "1", "-W", "2", "10.2.3.131",
+                check=False)
+    assert ping.returncode == 0, ping.stdout + ping.stderr  # server16 behind leaf8
+
+
+def test_exec_exit_code_is_the_command_s(default_lab: str) -> None:
+    assert twin("exec", "--name", default_lab, "spine1", "--", "false", check=False).returncode == 1
+
+
+def test_four_equal_cost_paths_in_the_kernel(default_lab: str) -> None:
+    route = netns_exec(default_lab, "leaf1", "ip", "-4", "route", "show", "10.1.4.8/32").stdout
+    assert route.count("nexthop via") == 4
+
+
+def test_down_removes_everything_and_is_idempotent(lab_name: str) -> None:
+    twin_json("up", "tests/integration/data/mini.yaml", "--name", lab_name)
+    assert leftovers(lab_name)
+    first = twin("down", "--name", lab_name)
+    assert "removed" in first.stderr
+    assert leftovers(lab_name) == []
+    second = twin("down", "--name", lab_name)
+    assert "nothing to remove" in second.stderr

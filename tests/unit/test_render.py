@@ -1,0 +1,241 @@
+"""Render stage: SONiC config_db.json from the plan, frr.conf from config_db, kernel and host set-up."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twin.plan.allocate import plan_topology
+from twin.plan.models import Plan
+from twin.render.config_db import build_config_db
+from twin.render.frr import render_frr
+from twin.runtime.hostnet import server_lines
+from twin.switch.kernel import kernel_lines
+from twin.topology.loader import load_topology
+
+TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
+ConfigDb = dict[str, dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def clos() -> Plan:
+    return plan_topology(load_topology(TOPOLOGIES / "clos-4x8.yaml"))
+
+
+@pytest.fixture(scope="module")
+def rail() -> Plan:
+    return plan_topology(load_topology(TOPOLOGIES / "rail-2x8.yaml"))
+
+
+@pytest.fixture
+def leaf1_db(clos: Plan) -> ConfigDb:
+    return build_config_db(clos, clos.node("leaf1"))
+
+
+@pytest.fixture
+def leaf1_frr(leaf1_db: ConfigDb) -> str:
+    return render_frr(leaf1_db)
+
+
+# -- config_db.json -----------------------------------------------------------------------------
+
+
+def test_interface_table_has_base_and_ip_keys(clos: Plan, leaf1_db: ConfigDb) -> None:
+    leaf = clos.node("leaf1")
+    want = {key for i in leaf.interfaces if i.address is not None for key in (i.name, f"{i.name}|{i.address}")}
+    assert len(want) == 12
+    assert set(leaf1_db["INTERFACE"]) == want
+    assert all(v == {} for v in leaf1_db["INTERFACE"].values())
+
+
+@pytest.mark.parametrize("key", ["Ethernet128", "Ethernet128|10.0.0.65/31", "Ethernet0", "Ethernet0|10.2.0.0/31"])
+def test_interface_keys_of_leaf1(leaf1_db: ConfigDb, key: str) -> None:
+    assert key in leaf1_db["INTERFACE"]
+
+
+def test_loopback_interface(leaf1_db: ConfigDb) -> None:
+    assert leaf1_db["LOOPBACK_INTERFACE"] == {"Loopback0": {}, "Loopback0|10.1.4.1/32": {}}
+
+
+def test_bgp_neighbors_keyed_by_vrf_and_ip(clos: Plan, leaf1_db: ConfigDb) -> None:
+    leaf = clos.node("leaf1")
+    assert set(leaf1_db["BGP_NEIGHBOR"]) == {f"default|{nb.ip}" for nb in leaf.neighbors}
+    for nb in leaf.neighbors:
+        row = leaf1_db["BGP_NEIGHBOR"][f"default|{nb.ip}"]
+        assert {k: row[k] for k in ("asn", "name", "local_addr", "bfd")} == {
+            "asn": "65100", "name": nb.name, "local_addr": str(nb.local_addr), "bfd": "true"}
+
+
+def test_bgp_neighbor_row_of_spine1(leaf1_db: ConfigDb) -> None:
+    row = leaf1_db["BGP_NEIGHBOR"]["default|10.0.0.64"]
+    assert row == {"asn": "65100", "name": "spine1", "local_addr": "10.0.0.65", "holdtime": "9", "keepalive": "3",
+                   "admin_status": "up", "peer_group_name": "PEER_V4", "bfd": "true"}
+
+
+@pytest.mark.parametrize(("node", "device_type", "asn"), [
+    ("leaf1", "LeafRouter", "65101"), ("leaf8", "LeafRouter", "65108"), ("spine1", "SpineRouter", "65100"),
+])
+def test_device_metadata(clos: Plan, node: str, device_type: str, asn: str) -> None:
+    meta = build_config_db(clos, clos.node(node))["DEVICE_METADATA"]["localhost"]
+    assert (meta["hostname"], meta["type"], meta["bgp_asn"], meta["docker_routing_config_mode"]) == (
+        node, device_type, asn, "unified")
+
+
+def test_bgp_globals(leaf1_db: ConfigDb) -> None:
+    assert leaf1_db["BGP_GLOBALS"]["default"]["local_asn"] == "65101"
+    assert leaf1_db["BGP_GLOBALS"]["default"]["router_id"] == "10.1.4.1"
+    assert leaf1_db["BGP_GLOBALS_AF"] == {"default|ipv4_unicast": {"max_ebgp_paths": "4"}}
+    assert set(leaf1_db["BGP_GLOBALS_AF_NETWORK"]) == {
+        "default|ipv4_unicast|10.1.4.1/32", "default|ipv4_unicast|10.2.0.0/31", "default|ipv4_unicast|10.2.0.2/31"}
+
+
+def test_port_rows(leaf1_db: ConfigDb) -> None:
+    assert leaf1_db["PORT"]["Ethernet128"] == {
+        "lanes": "128,129,130,131", "alias": "etp33", "index": "33", "speed": "400000", "mtu": "9100",
+        "admin_status": "up", "description": "spine1:Ethernet0"}
+
+
+def test_no_bfd_profile_when_bfd_disabled(tmp_path: Path) -> None:
+    path = tmp_path / "nobfd.yaml"
+    path.write_text("name: nobfd\nkind: clos\nclos: {spines: 2, leaves: 2}\nfabric: {bfd: {enabled: false}}\n")
+    plan = plan_topology(load_topology(path))
+    db = build_config_db(plan, plan.node("leaf1"))
+    assert "BFD_PROFILE" not in db
+    assert all("bfd" not in row for row in db["BGP_NEIGHBOR"].values())
+    assert "bfd" not in render_frr(db)
+
+
+# -- frr.conf -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "router bgp 65101",
+    " bgp router-id 10.1.4.1",
+    " neighbor PEER_V4 peer-group",
+    "route-map FROM_BGP_PEER_V4 permit 100",
+    "route-map TO_BGP_PEER_V4 permit 100",
+    "  neighbor PEER_V4 route-map FROM_BGP_PEER_V4 in",
+    "  neighbor PEER_V4 route-map TO_BGP_PEER_V4 out",
+    "  neighbor PEER_V4 activate",
+    " bgp bestpath as-path multipath-relax",
+    "  maximum-paths 4",
+    " no bgp ebgp-requires-policy",
+    " timers bgp 3 9",
+    " neighbor 10.0.0.64 remote-as 65100",
+    " neighbor 10.0.0.64 peer-group PEER_V4",
+    " neighbor 10.0.0.64 description spine1",
+    " neighbor 10.0.0.64 bfd profile twin",
+    " profile twin",
+    "  detect-multiplier 3",
+    "  receive-interval 100",
+    "  transmit-interval 100",
+])
+def test_frr_conf_lines(leaf1_frr: str, line: str) -> None:
+    assert line in leaf1_frr.splitlines()
+
+
+def test_frr_network_per_af_network_entry(leaf1_db: ConfigDb, leaf1_frr: str) -> None:
+    networks = [line.split()[1] for line in leaf1_frr.splitlines() if line.startswith("  network ")]
+    assert networks == [key.split("|")[2] for key in leaf1_db["BGP_GLOBALS_AF_NETWORK"]]
+    assert len(networks) == 3
+
+
+def test_frr_neighbors_in_ip_order(leaf1_frr: str) -> None:
+    seen = re.findall(r"^ neighbor (\S+) remote-as", leaf1_frr, re.M)
+    assert seen == ["10.0.0.64", "10.0.0.66", "10.0.0.68", "10.0.0.70"]
+
+
+def test_frr_neighbor_shutdown_when_admin_down(leaf1_db: ConfigDb) -> None:
+    db = copy.deepcopy(leaf1_db)
+    db["BGP_NEIGHBOR"]["default|10.0.0.66"]["admin_status"] = "down"
+    lines = render_frr(db).splitlines()
+    assert [line for line in lines if line.endswith(" shutdown")] == [" neighbor 10.0.0.66 shutdown"]
+
+
+def test_frr_no_shutdown_when_admin_up(leaf1_frr: str) -> None:
+    assert "shutdown" not in leaf1_frr
+
+
+def test_frr_no_bfd_without_profile(leaf1_db: ConfigDb) -> None:
+    db = copy.deepcopy(leaf1_db)
+    del db["BFD_PROFILE"]
+    text = render_frr(db)
+    assert "bfd" not in text
+    assert "router bgp 65101" in text
+
+
+def test_frr_max_paths_follows_config_db(leaf1_db: ConfigDb) -> None:
+    db = copy.deepcopy(leaf1_db)
+    db["BGP_GLOBALS_AF"]["default|ipv4_unicast"]["max_ebgp_paths"] = "8"
+    assert "  maximum-paths 8" in render_frr(db).splitlines()
+
+
+def test_frr_router_id_falls_back_to_loopback(leaf1_db: ConfigDb) -> None:
+    db = copy.deepcopy(leaf1_db)
+    del db["BGP_GLOBALS"]
+    lines = render_frr(db).splitlines()
+    assert "router bgp 65101" in lines
+    assert " bgp router-id 10.1.4.1" in lines
+
+
+# -- kernel set-up of a switch ------------------------------------------------------------------
+
+
+def test_kernel_lines_leaf1(leaf1_db: ConfigDb) -> None:
+    lines = kernel_lines(leaf1_db)
+    assert lines[0] == "link set dev lo up"
+    assert "link set dev Ethernet128 mtu 9100 up" in lines
+    assert "address add 10.0.0.65/31 dev Ethernet128" in lines
+    assert "address add 10.2.0.0/31 dev Ethernet0" in lines
+    assert "address add 10.1.4.1/32 dev lo" in lines
+    assert len([line for line in lines if line.startswith("link set dev Ethernet")]) == 6
+    assert len([line for line in lines if line.startswith("address add")]) == 7
+
+
+def test_kernel_lines_map_port_names(leaf1_db: ConfigDb) -> None:
+    lines = kernel_lines(leaf1_db, {"Ethernet128": "e128"})
+    assert "link set dev e128 mtu 9100 up" in lines
+    assert "address add 10.0.0.65/31 dev e128" in lines
+    assert not any("Ethernet128" in line for line in lines)
+
+
+def test_kernel_lines_admin_down(leaf1_db: ConfigDb) -> None:
+    db = copy.deepcopy(leaf1_db)
+    db["PORT"]["Ethernet0"]["admin_status"] = "down"
+    assert "link set dev Ethernet0 mtu 9100 down" in kernel_lines(db)
+
+
+# -- kernel set-up of a GPU server --------------------------------------------------------------
+
+
+@pytest.fixture
+def rail_server_lines(rail: Plan) -> list[str]:
+    return server_lines(rail.node("pod1-server1"))
+
+
+@pytest.mark.parametrize("nic", range(1, 9))
+def test_server_per_nic_table_and_rule(rail: Plan, rail_server_lines: list[str], nic: int) -> None:
+    iface = rail.node("pod1-server1").iface(f"eth{nic}")
+    assert iface.address is not None and iface.peer_address is not None
+    table = 100 + nic
+    for line in (f"link set dev eth{nic} mtu 9100 up",
+                 f"address add {iface.address} dev eth{nic}",
+                 f"route add default via {iface.peer_address.ip} dev eth{nic} table {table}",
+                 f"rule add from {iface.address.ip} table {table} pref {1000 + nic}"):
+        assert line in rail_server_lines
+
+
+def test_server_one_main_default_route(rail: Plan, rail_server_lines: list[str]) -> None:
+    main = [line for line in rail_server_lines if line.startswith("route add default") and " table " not in line]
+    eth1 = rail.node("pod1-server1").iface("eth1")
+    assert eth1.peer_address is not None
+    assert main == [f"route add default via {eth1.peer_address.ip} dev eth1"]
+
+
+def test_server_lines_counts(rail_server_lines: list[str]) -> None:
+    assert len([line for line in rail_server_lines if line.startswith("rule add")]) == 8
+    assert len([line for line in rail_server_lines if " table " in line and line.startswith("route")]) == 8

@@ -1,0 +1,3 @@
+from twin.cli import main
+
+main()
