@@ -28,11 +28,13 @@ class Health(BaseModel):
 
 def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:
     results = [c.evaluate(outputs) for c in checks]
-    up, total = established_counts(expected_sessions(plan), outputs)
     healthy = bool(results) and all(r.status in ("success", "skipped") for r in results)
-    return Health(healthy=healthy, results=results,
-                  bgp={"established": up, "total": total},
-                  ecmp=ecmp_summary(expected_ecmp(plan), outputs))
+    try:
+        up, total = established_counts(expected_sessions(plan), outputs)
+        ecmp = ecmp_summary(expected_ecmp(plan), outputs)
+    except (AttributeError, TypeError, KeyError):  # malformed output: the checks report it as an error
+        up, total, ecmp, healthy = 0, sum(len(p) for p in expected_sessions(plan).values()), {}, False
+    return Health(healthy=healthy, results=results, bgp={"established": up, "total": total}, ecmp=ecmp)
 
 
 def check_health(state: LabState, plan: Plan) -> Health:

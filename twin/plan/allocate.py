@@ -100,7 +100,7 @@ def _asn_problems(topo: Topology, leaves: int) -> list[Problem]:
     return problems
 
 
-def _assign_ports(topo: Topology) -> list[Link]:
+def _assign_ports(topo: Topology) -> tuple[list[Link], list[Problem]]:
     """Give every endpoint without an interface the next free port of its node."""
     taken: dict[str, set[str]] = {}
     for link in topo.links:
@@ -110,7 +110,7 @@ def _assign_ports(topo: Topology) -> list[Link]:
     nodes = {n.name: n for n in topo.nodes}
     half = topo.fabric.radix // 2
 
-    def next_iface(end: Endpoint, peer: Endpoint) -> str:
+    def next_iface(end: Endpoint, peer: Endpoint, line: int | None) -> str:
         node, peer_node = nodes.get(end.node), nodes.get(peer.node)
         used = taken.setdefault(end.node, set())
         if node is not None and node.is_switch and not node.user_frr:
@@ -120,6 +120,10 @@ def _assign_ports(topo: Topology) -> list[Link]:
             while sonic_port(n) in used:
                 n += 1
             name = sonic_port(n)
+            if n >= topo.fabric.radix:
+                full.append(Problem(topo.source, "fabric.radix", f"{end.node} has no free port for the link to "
+                                    f"{peer.node}: the switch has fabric.radix={topo.fabric.radix} ports",
+                                    "raise fabric.radix or connect fewer links", line))
         else:
             n = 1
             while f"eth{n}" in used:
@@ -128,12 +132,13 @@ def _assign_ports(topo: Topology) -> list[Link]:
         used.add(name)
         return name
 
+    full: list[Problem] = []
     out = []
     for link in topo.links:
-        a = link.a if link.a.iface else Endpoint(node=link.a.node, iface=next_iface(link.a, link.b))
-        b = link.b if link.b.iface else Endpoint(node=link.b.node, iface=next_iface(link.b, link.a))
+        a = link.a if link.a.iface else Endpoint(node=link.a.node, iface=next_iface(link.a, link.b, link.line))
+        b = link.b if link.b.iface else Endpoint(node=link.b.node, iface=next_iface(link.b, link.a, link.line))
         out.append(Link(a=a, b=b, line=link.line))
-    return out
+    return out, full
 
 
 def plan_topology(topo: Topology) -> Plan:
@@ -141,7 +146,8 @@ def plan_topology(topo: Topology) -> Plan:
     nodes = {n.name: n for n in topo.nodes}
     leaves = topo.by_role("leaf")
     problems = _asn_problems(topo, len(leaves))
-    links = _assign_ports(topo)
+    links, port_problems = _assign_ports(topo)
+    problems += port_problems
     fabric_pool = _Pool("fabric_pool", f.fabric_pool, topo.source)
     server_pool = _Pool("server_pool", f.server_pool, topo.source)
 
