@@ -73,7 +73,7 @@ def test_bgp_neighbors_keyed_by_vrf_and_ip(clos: Plan, leaf1_db: ConfigDb) -> No
 def test_bgp_neighbor_row_of_spine1(leaf1_db: ConfigDb) -> None:
     row = leaf1_db["BGP_NEIGHBOR"]["default|10.0.0.64"]
     assert row == {"asn": "65100", "name": "spine1", "local_addr": "10.0.0.65", "holdtime": "9", "keepalive": "3",
-                   "admin_status": "up", "peer_group_name": "PEER_V4", "bfd": "true"}
+                   "admin_status": "up", "peer_group_name": "PEER_V4", "bfd": "true", "conn_retry": "2"}
 
 
 @pytest.mark.parametrize(("node", "device_type", "asn"), [

@@ -60,7 +60,7 @@ def build_config_db(plan: Plan, node: NodePlan) -> dict[str, dict[str, Any]]:
         entry = {
             "asn": str(nb.asn), "name": nb.name, "local_addr": str(nb.local_addr),
             "holdtime": str(f.bgp.holdtime), "keepalive": str(f.bgp.keepalive),
-            "admin_status": "up", "peer_group_name": PEER_GROUP,
+            "admin_status": "up", "peer_group_name": PEER_GROUP, "conn_retry": str(f.bgp.connect_retry),
         }
         if f.bfd.enabled:
             entry["bfd"] = "true"

@@ -30,6 +30,7 @@ def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "ip": ip, "asn": row["asn"], "name": row.get("name", ip),
             "group": row.get("peer_group_name", PEER_GROUP),
             "keepalive": row.get("keepalive", keepalive), "holdtime": row.get("holdtime", holdtime),
+            "connect": row.get("conn_retry"),
             "bfd": row.get("bfd") == "true" and profile is not None,
             "shutdown": row.get("admin_status", "up") == "down",
         })

@@ -258,6 +258,9 @@ class NetnsRuntime:
         warnings += [f"{node.name}: {w}" for w in skipped]
         for d in start:
             run(in_netns(ns, daemon_command(d, ns, rundir)))
+            if d == "zebra":
+                # Clients that find no zserv socket retry only seconds later: wait for zebra first.
+                _wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])
         _wait_for_sockets(rundir, start)
         proc = run(vtysh(rundir, "-f", str(conf_path)), check=False, timeout=120)
         if proc.returncode != 0:
@@ -278,11 +281,12 @@ def _sysctl(ns: str, values: dict[str, str]) -> None:
     run(in_netns(ns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
 
 
-def _wait_for_sockets(rundir: Path, daemons: list[str], timeout: float = 20) -> None:
+def _wait_for_sockets(rundir: Path, daemons: list[str], timeout: float = 20, files: Sequence[str] = ()) -> None:
     deadline = time.monotonic() + timeout
     missing = daemons
+    wanted = [f"{d}.vty" for d in daemons] + list(files)
     while time.monotonic() < deadline:
-        missing = [d for d in daemons if not (rundir / f"{d}.vty").exists()]
+        missing = [f for f in wanted if not (rundir / f).exists()]
         if not missing:
             return
         time.sleep(0.02)

@@ -31,6 +31,7 @@ class BfdSettings(Strict):
 class BgpTimers(Strict):
     keepalive: int = Field(3, ge=1, le=3600)
     holdtime: int = Field(9, ge=3, le=10800)
+    connect_retry: int = Field(2, ge=1, le=65535, description="seconds between connection attempts")
 
 
 class FabricSettings(Strict):
