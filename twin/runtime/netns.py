@@ -37,6 +37,7 @@ from twin.runtime.state import (
 )
 from twin.switch.frr_daemons import (
     daemon_command,
+    daemon_env,
     parse_daemons_file,
     split_supported,
     switch_daemons,
@@ -257,7 +258,7 @@ class NetnsRuntime:
         start, skipped = split_supported(daemons)
         warnings += [f"{node.name}: {w}" for w in skipped]
         for d in start:
-            run(in_netns(ns, daemon_command(d, ns, rundir)))
+            run(in_netns(ns, daemon_command(d, ns, rundir)), env=daemon_env())
             if d == "zebra":
                 # Clients that find no zserv socket retry only seconds later: wait for zebra first.
                 _wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])

@@ -10,9 +10,9 @@ from twin.errors import RuntimeBackendError
 
 
 def run(cmd: Sequence[str], *, check: bool = True, timeout: float = 120,
-        input: str | None = None) -> subprocess.CompletedProcess[str]:
+        input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     try:
-        proc = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, input=input)
+        proc = subprocess.run(list(cmd), capture_output=True, text=True, timeout=timeout, input=input, env=env)
     except FileNotFoundError:
         raise RuntimeBackendError(f"command not found: {cmd[0]}") from None
     except subprocess.TimeoutExpired:

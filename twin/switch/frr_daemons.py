@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -47,6 +48,15 @@ def daemon_command(daemon: str, pathspace: str, rundir: Path) -> list[str]:
     if daemon == "zebra":
         cmd += ["-s", "16777216"]
     return cmd
+
+
+def daemon_env() -> dict[str, str]:
+    """Environment for FRR daemons. glibc serves allocations above the mmap threshold from fresh,
+    already-zero pages, so FRR's large zeroed per-peer structures stay out of RSS until used."""
+    env = dict(os.environ)
+    env.setdefault("MALLOC_MMAP_THRESHOLD_", "65536")
+    env.setdefault("MALLOC_ARENA_MAX", "2")
+    return env
 
 
 def vtysh(rundir: Path, *args: str) -> list[str]:
