@@ -183,8 +183,8 @@ class NetnsRuntime:
         lab_dir(lab).chmod(0o755)
         state.notes += neighbours.size_for(plan)
 
-        total_steps = 4
-        progress("creating namespaces", 0, total_steps)
+        nodes = len(plan.nodes)
+        progress(f"creating {len(state.netns)} namespaces", 0, nodes)
         ip_batch([f"netns add {ns}" for ns in state.netns])
         mgmt = mgmt_netns(lab)
         host_lines = [f"link add name tw-{lab} type veth peer name up0 netns {mgmt}"]
@@ -194,7 +194,7 @@ class NetnsRuntime:
             host_lines.append(f"link add name eth0 netns {node_netns(lab, n.name)} type veth "
                               f"peer name m{i} netns {mgmt}")
             mgmt_lines.append(f"link set dev m{i} master br0 up")
-        progress("wiring links", 1, total_steps)
+        progress(f"wiring {len(plan.links)} links", 0, nodes)
         for link in plan.links:
             a, b = plan.node(link.a_node), plan.node(link.b_node)
             host_lines.append(
@@ -204,18 +204,21 @@ class NetnsRuntime:
         ip_batch(mgmt_lines, netns=mgmt)
         ip_batch([f"address add {hosts[0]}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
 
-        progress("starting nodes", 2, total_steps)
-        done = 0
+        started = 0
 
         def one(node: NodePlan) -> list[str]:
             return self._start_node(lab, plan, node, str(mgmt_ip.get(node.name, "")), subnet.prefixlen)
 
-        warnings = _parallel(plan.nodes, one, lambda: progress("starting nodes", 2, total_steps))
-        del done
+        def tick() -> None:
+            nonlocal started
+            started += 1
+            progress(f"starting nodes ({started}/{nodes})", started, nodes)
+
+        warnings = _parallel(plan.nodes, one, tick)
         state.notes += warnings
         state.phase = "up"
         save_state(state)
-        progress("started", total_steps, total_steps)
+        progress("all nodes started", nodes, nodes)
         return state
 
     def _start_node(self, lab: str, plan: Plan, node: NodePlan, mgmt_ip: str, plen: int) -> list[str]:
