@@ -91,6 +91,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
     from twin.lab import load_lab
     from twin.report.health import health_table, print_notes
     from twin.runtime.base import check_lab_name, get_runtime
+    from twin.switch.agent_process import start_agent
 
     lab = load_lab(target)
     lab_name = name or lab.name
@@ -104,6 +105,12 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
             progress.update(task, description=f"up {lab_name}: {step}", completed=done, total=total)
 
         state = rt.up(lab_name, lab.plan, on_step)
+        progress.update(task, description=f"up {lab_name}: starting gNMI agents")
+        try:
+            start_agent(state, lab.plan, lab.gnmi)
+        except BaseException:
+            rt.down(lab_name)
+            raise
         wait = progress.add_task("converging", total=None, info="")
 
         def on_poll(h: Health) -> None:
@@ -128,6 +135,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
 def status_doc(lab_name: str) -> dict[str, Any]:
     from twin.checks.health import check_health
     from twin.runtime.state import load_plan, load_state
+    from twin.switch.agent_process import gnmi_target
 
     state = load_state(lab_name)
     if state is None:
@@ -138,7 +146,7 @@ def status_doc(lab_name: str) -> dict[str, Any]:
         "lab": state.lab, "runtime": state.runtime, "phase": state.phase,
         "healthy": bool(health and health.healthy),
         "nodes": [{"name": n.name, "role": n.role, "kind": n.kind, "netns": n.netns, "mgmt": n.mgmt,
-                   "gnmi": None} for n in state.nodes],
+                   "gnmi": gnmi_target(state, n.name)} for n in state.nodes],
         "bgp": health.bgp if health else {"established": 0, "total": 0},
         "ecmp": health.ecmp if health else {},
         "checks": [r.model_dump() for r in health.results] if health else [],

@@ -18,6 +18,16 @@ class HealthSettings(BaseModel):
     timeout_s: float = Field(60, gt=0, le=3600, description="how long `up` waits for a healthy fabric")
 
 
+class GnmiSettings(BaseModel):
+    """How the switches' gNMI agents listen; SONiC's gNMI port and default credentials."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    port: int = Field(8080, ge=1, le=65535)
+    username: str = "admin"
+    password: str = "YourPaSsWoRd"
+    tls: bool = Field(True, description="self-signed TLS (clients use skip_verify); false = plaintext")
+
+
 class LabFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
@@ -25,6 +35,7 @@ class LabFile(BaseModel):
     runtime: str = "netns"
     description: str = ""
     health: HealthSettings = HealthSettings()
+    gnmi: GnmiSettings = GnmiSettings()
 
 
 class Lab(BaseModel):
@@ -32,6 +43,7 @@ class Lab(BaseModel):
     name: str
     runtime: str
     health: HealthSettings
+    gnmi: GnmiSettings = GnmiSettings()
     plan: Plan
 
 
@@ -48,6 +60,6 @@ def load_lab(path: Path) -> Lab:
             raise PlanError([doc.problem(("topology",), f"topology file {topo_path} does not exist",
                                          "fix the path (it is relative to the lab file)")])
         plan = plan_topology(load_topology(topo_path))
-        return Lab(name=spec.name, runtime=spec.runtime, health=spec.health, plan=plan)
+        return Lab(name=spec.name, runtime=spec.runtime, health=spec.health, gnmi=spec.gnmi, plan=plan)
     plan = plan_topology(load_topology(path))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)

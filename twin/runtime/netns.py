@@ -311,7 +311,7 @@ def _parallel(nodes: list[NodePlan], fn: Callable[[NodePlan], list[str]],
 def _pidfile_pids(root: Path) -> set[int]:
     """PIDs from the lab's pid files, only where that process is still one the lab started."""
     pids = set()
-    for pidfile in root.glob("nodes/*/*.pid"):
+    for pidfile in [*root.glob("*.pid"), *root.glob("nodes/*/*.pid")]:
         try:
             pid = int(pidfile.read_text().strip())
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")

@@ -1,0 +1,76 @@
+"""Start and stop a lab's gNMI agent process; describe its endpoints the way pygnmi wants them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from twin.errors import RuntimeBackendError
+from twin.lab import GnmiSettings
+from twin.plan.models import Plan
+from twin.runtime.state import LabState, lab_dir, node_dir
+from twin.switch.tls import make_cert
+
+
+def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: float = 30) -> None:
+    run_dir = lab_dir(state.lab)
+    switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
+    if settings.tls:
+        make_cert(run_dir, f"twin-{state.lab}", [n.mgmt for n in switches if n.mgmt])
+    doc = {
+        "port": settings.port, "username": settings.username, "password": settings.password,
+        "tls": settings.tls,
+        "switches": [{"name": n.name, "netns": n.netns, "mgmt": n.mgmt, "rundir": str(node_dir(state.lab, n.name)),
+                      "ports": [i.name for i in plan.node(n.name).interfaces]} for n in switches],
+    }
+    (run_dir / "agent.json").write_text(json.dumps(doc, indent=1))
+    ready = run_dir / "agent.ready"
+    ready.unlink(missing_ok=True)
+    log = (run_dir / "agent.log").open("ab")
+    proc = subprocess.Popen([sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)],
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    (run_dir / "agent.pid").write_text(str(proc.pid))
+    deadline = time.monotonic() + timeout
+    while not ready.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            tail = (run_dir / "agent.log").read_text()[-1500:]
+            raise RuntimeBackendError(f"the gNMI agent of lab '{state.lab}' did not start: {tail}")
+        time.sleep(0.02)
+
+
+def stop_agent(lab: str) -> None:
+    pidfile = lab_dir(lab) / "agent.pid"
+    try:
+        pid = int(pidfile.read_text())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except (OSError, ValueError):
+        return
+    if str(lab_dir(lab)) in cmdline:
+        os.kill(pid, 15)
+        for _ in range(100):
+            if not os.path.exists(f"/proc/{pid}"):
+                break
+            time.sleep(0.02)
+
+
+def gnmi_target(state: LabState, node: str) -> dict[str, Any] | None:
+    """Keyword arguments for pygnmi's gNMIclient, or None for nodes without an agent."""
+    path = lab_dir(state.lab) / "agent.json"
+    n = state.node(node)
+    if not n.mgmt or not path.exists():
+        return None
+    doc = json.loads(path.read_text())
+    if node not in {s["name"] for s in doc["switches"]}:
+        return None
+    target: dict[str, Any] = {"host": n.mgmt, "port": doc["port"], "username": doc["username"],
+                              "password": doc["password"]}
+    if doc["tls"]:
+        target["skip_verify"] = True
+    else:
+        target["insecure"] = True
+    return target
