@@ -207,6 +207,20 @@ def down(name: NameOpt = None,
         console.print("no labs to remove")
 
 
+agent_app = typer.Typer(help="The switches' gNMI agent of a lab.", no_args_is_help=True)
+app.add_typer(agent_app, name="agent")
+
+
+@agent_app.command("restart")
+def agent_restart(name: NameOpt = None) -> None:
+    """Restart a lab's gNMI agent; it finishes or rolls back a Set that a crash interrupted."""
+    from twin.switch.agent_process import restart_agent
+
+    lab_name = _resolve_name(name)
+    restart_agent(lab_name)
+    console.print(f"lab {lab_name}: gNMI agent restarted")
+
+
 def main() -> None:
     try:
         app()

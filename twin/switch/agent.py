@@ -207,10 +207,13 @@ def _update(db: ConfigDb, p: DbPath, value: Any) -> ConfigDb:
     for part in (p.table, p.key, p.field):
         if part is None:
             break
-        current = current.get(part, {}) if isinstance(current, dict) else {}
-    if not ops and not isinstance(current, dict):
+        current = current.get(part) if isinstance(current, dict) else None
+    if current is None:
+        ops.append({"op": "add", "path": here, "value": value})
+    elif not isinstance(current, dict):
         raise SetRejected(f"cannot merge an object into the leaf {p}")
-    ops += _merge_ops(current if isinstance(current, dict) else {}, value, here)
+    else:
+        ops += _merge_ops(current, value, here)
     return _apply_patch(db, ops) if ops else configdb.copy_db(db)
 
 

@@ -18,6 +18,7 @@ from twin.switch.tls import make_cert
 
 
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: float = 30) -> None:
+    """Write the agent's settings (and TLS certificate) and start it; wait until it serves."""
     run_dir = lab_dir(state.lab)
     switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
     if settings.tls:
@@ -29,6 +30,19 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: fl
                       "ports": [i.name for i in plan.node(n.name).interfaces]} for n in switches],
     }
     (run_dir / "agent.json").write_text(json.dumps(doc, indent=1))
+    _spawn(state.lab, timeout)
+
+
+def restart_agent(lab: str, timeout: float = 30) -> None:
+    """Stop the agent if it runs and start it again with the settings it had."""
+    if not (lab_dir(lab) / "agent.json").exists():
+        raise RuntimeBackendError(f"lab '{lab}' has no gNMI agent settings; is it up?")
+    stop_agent(lab)
+    _spawn(lab, timeout)
+
+
+def _spawn(lab: str, timeout: float) -> None:
+    run_dir = lab_dir(lab)
     ready = run_dir / "agent.ready"
     ready.unlink(missing_ok=True)
     log = (run_dir / "agent.log").open("ab")
@@ -39,7 +53,7 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: fl
     while not ready.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             tail = (run_dir / "agent.log").read_text()[-1500:]
-            raise RuntimeBackendError(f"the gNMI agent of lab '{state.lab}' did not start: {tail}")
+            raise RuntimeBackendError(f"the gNMI agent of lab '{lab}' did not start: {tail}")
         time.sleep(0.02)
 
 
@@ -51,7 +65,10 @@ def stop_agent(lab: str) -> None:
     except (OSError, ValueError):
         return
     if str(lab_dir(lab)) in cmdline:
-        os.kill(pid, 15)
+        try:
+            os.kill(pid, 15)
+        except ProcessLookupError:
+            return
         for _ in range(100):
             if not os.path.exists(f"/proc/{pid}"):
                 break
