@@ -207,6 +207,77 @@ def down(name: NameOpt = None,
         console.print("no labs to remove")
 
 
+@app.command()
+def push(name: NameOpt = None,
+         configs: Annotated[Path | None, typer.Option("--configs", help="folder of <switch>/config_db.json "
+                                                      "(default: the lab's own plan)")] = None,
+         as_json: JsonOpt = False) -> None:
+    """Push each switch's config_db.json over gNMI (full replace), in parallel; report what changed."""
+    from twin.gnmi.push import PushResult
+    from twin.gnmi.push import push as push_configs
+    from twin.runtime.state import load_plan, load_state
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    if configs is not None and not configs.is_dir():
+        raise TwinError(f"{configs} is not a folder of <switch>/config_db.json files")
+    switches = [n for n in state.nodes if n.kind == "switch"]
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console, transient=as_json) as progress:
+        task = progress.add_task(f"push to {lab_name}", total=len(switches))
+
+        def tick(r: PushResult) -> None:
+            progress.advance(task)
+
+        results = push_configs(state, load_plan(lab_name), configs, tick)
+    if as_json:
+        _emit_json({"lab": lab_name, "ok": all(r.ok for r in results), "switches": [r.model_dump() for r in results]})
+    else:
+        table = Table(title=f"push to {lab_name}", title_justify="left")
+        for col in ("switch", "result", "added", "removed", "changed", "detail"):
+            table.add_column(col)
+        for r in results:
+            detail = r.error or ", ".join((r.added + r.removed + r.changed)[:3])
+            table.add_row(r.switch, "[green]ok[/]" if r.ok else "[red]failed[/]", str(len(r.added)),
+                          str(len(r.removed)), str(len(r.changed)), escape(detail))
+        out.print(table)
+    raise typer.Exit(0 if all(r.ok for r in results) else 2)
+
+
+@app.command()
+def verify(name: NameOpt = None, as_json: JsonOpt = False,
+           junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML here")] = None) -> None:
+    """Read state over gNMI and run the check catalog: sessions, ECMP, reachability, BFD, MTUs."""
+    import time
+
+    from twin.checks.catalog import verify_checks
+    from twin.checks.health import evaluate
+    from twin.gnmi.collect import collect as collect_gnmi
+    from twin.report.health import health_table
+    from twin.report.junit import write_junit
+    from twin.runtime.state import load_plan, load_state
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    plan = load_plan(lab_name)
+    start = time.monotonic()
+    checks = verify_checks(plan)
+    health = evaluate(plan, checks, collect_gnmi(state, checks))
+    seconds = time.monotonic() - start
+    if junit is not None:
+        write_junit(junit, f"twin.verify.{lab_name}", health.results, seconds)
+    if as_json:
+        _emit_json({"lab": lab_name, "passed": health.healthy, "seconds": round(seconds, 2),
+                    "checks": [r.model_dump() for r in health.results]})
+    else:
+        out.print(health_table(state, health))
+    raise typer.Exit(0 if health.healthy else 1)
+
+
 agent_app = typer.Typer(help="The switches' gNMI agent of a lab.", no_args_is_help=True)
 app.add_typer(agent_app, name="agent")
 

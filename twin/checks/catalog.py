@@ -6,8 +6,10 @@ import re
 from typing import Any
 
 from twin.checks.base import Check
+from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import BgpInput, BgpSessionsEstablished
 from twin.checks.ecmp import EcmpInput, EcmpWidth
+from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
 from twin.plan.models import NodePlan, Plan
@@ -64,6 +66,30 @@ def expected_ospf(plan: Plan) -> dict[str, dict[str, str]]:
             if i.peer_node in ospf:
                 out.setdefault(name, {})[i.kernel] = i.peer_node
     return out
+
+
+def expected_bfd(plan: Plan) -> dict[str, list[str]]:
+    if not plan.fabric.bfd.enabled:
+        return {}
+    return {n.name: [str(nb.ip) for nb in n.neighbors] for n in plan.nodes if n.kind == "switch" and n.neighbors}
+
+
+def fabric_links(plan: Plan) -> list[tuple[str, str, str, str]]:
+    kinds = {n.name: n.kind for n in plan.nodes}
+    return [(lk.a_node, lk.a_iface, lk.b_node, lk.b_iface) for lk in plan.links
+            if kinds[lk.a_node] == "switch" and kinds[lk.b_node] == "switch"]
+
+
+def verify_checks(plan: Plan) -> list[Check[Any]]:
+    """The health checks plus BFD and MTU consistency: what `twin verify` runs."""
+    checks = health_checks(plan)
+    bfd = expected_bfd(plan)
+    if bfd:
+        checks.append(BfdSessionsUp(BfdInput(peers=bfd)))
+    links = fabric_links(plan)
+    if links:
+        checks.append(MtuConsistent(MtuInput(links=links)))
+    return checks
 
 
 def health_checks(plan: Plan) -> list[Check[Any]]:

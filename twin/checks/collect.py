@@ -11,6 +11,7 @@ from twin.checks.base import Check, Outputs
 from twin.runtime.shell import in_netns, run
 from twin.runtime.state import LabState, node_dir
 from twin.switch.frr_daemons import vtysh
+from twin.switch.statedb import SwitchState
 
 WORKERS = 8
 
@@ -54,6 +55,10 @@ def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
         node, source, arg = job
         if source == "bgp_summary":
             return node, source, _vtysh_json(state, node, "show bgp summary json")
+        if source == "bfd_sessions":
+            return node, source, SwitchState(state.node(node).netns, node_dir(state.lab, node)).bfd_sessions()
+        if source == "port_table":
+            return node, source, SwitchState(state.node(node).netns, node_dir(state.lab, node)).port_table()
         if source == "ospf_neighbors":
             return node, source, _vtysh_json(state, node, "show ip ospf neighbor json")
         if source == "fib":

@@ -1,0 +1,78 @@
+"""twin push / twin verify over gNMI, and pygnmi's own command-line client as an outside client."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from labtools import REPO, twin, twin_json, unique
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[dict[str, Any]]:
+    name = unique("v")
+    try:
+        assert twin_json("up", "tests/integration/data/mini.yaml", "--name", name)["healthy"]
+        yield twin_json("status", "--name", name)
+    finally:
+        twin("down", "--name", name, check=False)
+
+
+def test_verify_passes_on_a_healthy_lab(lab: dict[str, Any], tmp_path: Path) -> None:
+    doc = twin_json("verify", "--name", lab["lab"], "--junit", str(tmp_path / "v.xml"))
+    assert doc["passed"] is True
+    assert {c["name"] for c in doc["checks"]} >= {"bgp-sessions", "ecmp-width", "server-reachability",
+                                                  "bfd-sessions", "link-mtu"}
+    suite = ET.parse(tmp_path / "v.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("failures") == "0"
+
+
+def test_push_reports_changes_and_verify_catches_mtu_mismatch(lab: dict[str, Any], tmp_path: Path) -> None:
+    name = lab["lab"]
+    configs = tmp_path / "configs"
+    shutil.copytree(f"/run/twin/{name}/nodes", configs, ignore=shutil.ignore_patterns("*.pid", "*.vty", "*.api",
+                                                                                        "*.log", "frr.conf"))
+    db_path = configs / "leaf1" / "config_db.json"
+    db = json.loads(db_path.read_text())
+    db["PORT"]["Ethernet128"]["mtu"] = "1500"
+    db_path.write_text(json.dumps(db))
+    pushed = twin_json("push", "--name", name, "--configs", str(configs))
+    by_switch = {s["switch"]: s for s in pushed["switches"]}
+    assert by_switch["leaf1"]["changed"] == ["PORT|Ethernet128"]
+    assert all(not s["changed"] for sw, s in by_switch.items() if sw != "leaf1")
+    proc = twin("verify", "--name", name, "--json", "--junit", str(tmp_path / "v.xml"), check=False)
+    assert proc.returncode == 1
+    mtu = next(c for c in json.loads(proc.stdout)["checks"] if c["name"] == "link-mtu")
+    bad = [i for i in mtu["items"] if i["status"] == "failure"]
+    assert len(bad) == 1 and "leaf1:Ethernet128" in bad[0]["subject"] and "1500 and 9100" in bad[0]["message"]
+    junit = (tmp_path / "v.xml").read_text()
+    assert 'name="link-mtu"' in junit and "expected equal MTUs, seen 1500 and 9100" in junit
+    # pushing the lab's own plan puts it back
+    restored = twin_json("push", "--name", name)
+    assert {s["switch"]: s["changed"] for s in restored["switches"]}["leaf1"] == ["PORT|Ethernet128"]
+    assert twin_json("verify", "--name", name)["passed"] is True
+
+
+def test_push_of_a_missing_file_fails_clearly(lab: dict[str, Any], tmp_path: Path) -> None:
+    proc = twin("push", "--name", lab["lab"], "--configs", str(tmp_path), "--json", check=False)
+    assert proc.returncode == 2
+    doc = json.loads(proc.stdout)
+    assert all("config_db.json does not exist" in s["error"] for s in doc["switches"])
+
+
+def test_pygnmicli_as_an_outside_client(lab: dict[str, Any]) -> None:
+    target = next(n for n in lab["nodes"] if n["name"] == "spine1")["gnmi"]
+    cli = Path(sys.executable).parent / "pygnmicli"
+    proc = subprocess.run([str(cli), "-t", f"{target['host']}:{target['port']}", "-u", target["username"],
+                           "-p", target["password"], "--skip-verify", "-o", "get", "-e", "json_ietf",
+                           "-x", "/sonic-db:CONFIG_DB/localhost/DEVICE_METADATA"],
+                          capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    assert '"hostname": "spine1"' in proc.stdout

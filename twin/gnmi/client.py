@@ -1,0 +1,57 @@
+"""A typed wrapper over pygnmi for one switch: the calls twin makes, with one error type."""
+
+from __future__ import annotations
+
+import logging
+from types import TracebackType
+from typing import Any
+
+from pygnmi.client import gNMIclient
+
+from twin.errors import GnmiError
+
+# pygnmi warns on every TLS connection with skip_verify, which is how twin's labs run.
+logging.getLogger("pygnmi").setLevel(logging.ERROR)
+
+
+class SwitchClient:
+    """`with SwitchClient(name, target) as sw:`; target is what `twin status` lists as `gnmi`."""
+
+    def __init__(self, name: str, target: dict[str, Any], timeout: float = 10) -> None:
+        self.name = name
+        opts = dict(target)
+        self._addr = (opts.pop("host"), opts.pop("port"))
+        self._opts = opts
+        self._timeout = timeout
+        self._gc: Any = None
+
+    def __enter__(self) -> SwitchClient:
+        try:
+            self._gc = gNMIclient(target=self._addr, gnmi_timeout=self._timeout, show_diff="", **self._opts)
+            self._gc.connect()
+        except Exception as exc:
+            raise GnmiError(f"{self.name}: cannot connect to gNMI at {self._addr[0]}:{self._addr[1]}: {exc}") from None
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._gc is not None:
+            self._gc.close()
+
+    def get(self, path: str) -> Any:
+        try:
+            response = self._gc.get(path=[path], encoding="json_ietf")
+        except Exception as exc:
+            raise GnmiError(f"{self.name}: Get {path} failed: {exc}") from None
+        updates = response["notification"][0].get("update") or []
+        return updates[0]["val"] if updates else None
+
+    def table(self, db: str, table: str) -> dict[str, Any]:
+        value = self.get(f"/sonic-db:{db}/localhost/{table}")
+        return value if isinstance(value, dict) else {}
+
+    def replace_config(self, config: dict[str, Any]) -> None:
+        try:
+            self._gc.set(replace=[("/sonic-db:CONFIG_DB/localhost/", config)], encoding="json_ietf")
+        except Exception as exc:
+            raise GnmiError(f"{self.name}: Set (replace CONFIG_DB) rejected: {exc}") from None

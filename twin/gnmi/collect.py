@@ -1,0 +1,61 @@
+"""Collect what checks need over gNMI (switches) and, for nodes without an agent, locally."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from twin.checks.base import Check, Outputs
+from twin.checks.collect import collect as collect_local
+from twin.gnmi.client import SwitchClient
+from twin.runtime.state import LabState
+from twin.switch.agent_process import gnmi_target
+
+GNMI_SOURCES = {"bgp_summary", "fib", "bfd_sessions", "port_table"}
+
+
+def as_bgp_summary(neigh_state: dict[str, Any]) -> dict[str, Any]:
+    """STATE_DB NEIGH_STATE_TABLE in the shape of FRR's `show bgp summary json`."""
+    return {"ipv4Unicast": {"peers": {ip: {"state": row.get("state")} for ip, row in neigh_state.items()}}}
+
+
+def as_fib(route_table: dict[str, Any]) -> list[dict[str, Any]]:
+    """APPL_DB ROUTE_TABLE (BGP routes) in the shape of `ip -j route`."""
+    return [{"dst": prefix, "nexthops": [{"gateway": h} for h in row.get("nexthop", "").split(",") if h]}
+            for prefix, row in route_table.items() if row.get("protocol", "bgp") == "bgp"]
+
+
+def _read(sw: SwitchClient, source: str) -> Any:
+    if source == "bgp_summary":
+        return as_bgp_summary(sw.table("STATE_DB", "NEIGH_STATE_TABLE"))
+    if source == "fib":
+        return as_fib(sw.table("APPL_DB", "ROUTE_TABLE"))
+    if source == "bfd_sessions":
+        return sw.table("STATE_DB", "BFD_SESSION_TABLE")
+    return sw.table("STATE_DB", "PORT_TABLE")
+
+
+def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
+    checks = list(checks)
+    wanted: dict[str, set[str]] = {}
+    local: list[Check[Any]] = []
+    for check in checks:
+        if set(check.needs) <= GNMI_SOURCES:
+            for node in check.nodes():
+                wanted.setdefault(node, set()).update(check.needs)
+        else:
+            local.append(check)
+
+    def one(node: str) -> tuple[str, dict[str, Any]]:
+        target = gnmi_target(state, node)
+        if target is None:
+            return node, {}
+        with SwitchClient(node, target) as sw:
+            return node, {source: _read(sw, source) for source in sorted(wanted[node])}
+
+    outputs: Outputs = collect_local(state, local) if local else {}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for node, values in pool.map(one, sorted(wanted)):
+            outputs.setdefault(node, {}).update(values)
+    return outputs
