@@ -135,7 +135,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
 def status_doc(lab_name: str) -> dict[str, Any]:
     from twin.checks.health import check_health
     from twin.runtime.state import load_plan, load_state
-    from twin.switch.agent_process import gnmi_target
+    from twin.switch.agent_process import gnmi_target, ssh_target
 
     state = load_state(lab_name)
     if state is None:
@@ -146,7 +146,7 @@ def status_doc(lab_name: str) -> dict[str, Any]:
         "lab": state.lab, "runtime": state.runtime, "phase": state.phase,
         "healthy": bool(health and health.healthy),
         "nodes": [{"name": n.name, "role": n.role, "kind": n.kind, "netns": n.netns, "mgmt": n.mgmt,
-                   "gnmi": gnmi_target(state, n.name)} for n in state.nodes],
+                   "gnmi": gnmi_target(state, n.name), "ssh": ssh_target(state, n.name)} for n in state.nodes],
         "bgp": health.bgp if health else {"established": 0, "total": 0},
         "ecmp": health.ecmp if health else {},
         "checks": [r.model_dump() for r in health.results] if health else [],
@@ -276,6 +276,33 @@ def verify(name: NameOpt = None, as_json: JsonOpt = False,
     else:
         out.print(health_table(state, health))
     raise typer.Exit(0 if health.healthy else 1)
+
+
+@app.command()
+def cli(node: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], name: NameOpt = None) -> None:
+    """Open the switch's SONiC-like shell over SSH (show ip bgp summary, show ip route, vtysh ...)."""
+    import os
+    import shutil
+
+    from twin.runtime.state import load_state
+    from twin.switch.agent_process import ssh_target
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    target = ssh_target(state, node)
+    if target is None:
+        raise TwinError(f"{node} has no SSH endpoint (only switches do); try 'twin exec {node} -- bash'")
+    if shutil.which("ssh") is None:
+        raise TwinError("the ssh client is not installed: apt-get install openssh-client")
+    argv = ["ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-p", str(target["port"]), f"{target['username']}@{target['host']}"]
+    if shutil.which("sshpass"):
+        argv = ["sshpass", "-p", target["password"], *argv]
+    else:
+        console.print(f"password: {target['password']}")
+    os.execvp(argv[0], argv)
 
 
 agent_app = typer.Typer(help="The switches' gNMI agent of a lab.", no_args_is_help=True)

@@ -26,6 +26,7 @@ class GnmiSettings(BaseModel):
     username: str = "admin"
     password: str = "YourPaSsWoRd"
     tls: bool = Field(True, description="self-signed TLS (clients use skip_verify); false = plaintext")
+    ssh_port: int = Field(22, ge=1, le=65535, description="SSH with the SONiC-like shell, same credentials")
 
 
 class LabFile(BaseModel):

@@ -76,3 +76,30 @@ def test_pygnmicli_as_an_outside_client(lab: dict[str, Any]) -> None:
                           capture_output=True, text=True, timeout=60, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert '"hostname": "spine1"' in proc.stdout
+
+
+def test_ssh_shell_with_netmiko(lab: dict[str, Any]) -> None:
+    from netmiko import ConnectHandler
+
+    target = next(n for n in lab["nodes"] if n["name"] == "leaf1")["ssh"]
+    assert target["device_type"] == "linux"
+    with ConnectHandler(**target) as conn:
+        assert conn.find_prompt() == "admin@leaf1:~$"
+        assert "Total number of neighbors 2" in conn.send_command("show ip bgp summary")
+        route = conn.send_command("show ip route 10.1.4.2/32")
+        assert route.count(", via Ethernet") == 2
+        status = conn.send_command("show interfaces status")
+        assert "Ethernet128" in status and "routed" in status
+        assert "SONiC Software Version" in conn.send_command("show version")
+        assert "Established" in conn.send_command("vtysh -c 'show bgp neighbors 10.0.0.64'")
+        assert "10.1.4.1/32" in conn.send_command("ip -br addr show lo")
+
+
+def test_ssh_wrong_password_is_refused(lab: dict[str, Any]) -> None:
+    from netmiko import ConnectHandler
+    from netmiko.exceptions import NetmikoAuthenticationException
+
+    target = dict(next(n for n in lab["nodes"] if n["name"] == "spine1")["ssh"])
+    target["password"] = "wrong"
+    with pytest.raises(NetmikoAuthenticationException):
+        ConnectHandler(**target)

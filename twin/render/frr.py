@@ -37,7 +37,9 @@ def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
     neighbors.sort(key=lambda nb: ip_address(nb["ip"]))
     networks = [k.split("|")[2] for k in db.get("BGP_GLOBALS_AF_NETWORK", {}) if k.startswith(f"{VRF}|{AF}|")]
     af = db.get("BGP_GLOBALS_AF", {}).get(f"{VRF}|{AF}", {})
+    groups = sorted({k.split("|", 1)[-1] for k in db.get("BGP_PEER_GROUP", {})} | {PEER_GROUP})
     return {
+        "groups": groups,
         "hostname": meta["hostname"], "asn": asn, "router_id": router_id,
         "keepalive": keepalive, "holdtime": holdtime,
         "log_changes": glob.get("log_nbr_state_changes", "true") == "true",

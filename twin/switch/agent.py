@@ -8,7 +8,7 @@ It looks like SONiC's gNMI server: origin `sonic-db`, CONFIG_DB/APPL_DB/STATE_DB
 from __future__ import annotations
 
 import argparse
-import ctypes
+import functools
 import json
 import os
 import signal
@@ -24,12 +24,12 @@ import jsonpatch
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from twin.gnmi.paths import DbPath, PathError, parse
-from twin.switch import configdb
+from twin.switch import configdb, sshd
 from twin.switch.configdb import ConfigDb
 from twin.switch.endpoint import Endpoint, SetRejected
+from twin.switch.netns_socket import in_netns
 
 GNMI_VERSION = "0.7.0"
-_CLONE_NEWNET = 0x40000000
 
 
 def _now_ns() -> int:
@@ -189,7 +189,8 @@ def _replace(db: ConfigDb, p: DbPath, value: Any) -> ConfigDb:
     if p.table is None:
         if not isinstance(value, dict):
             raise SetRejected("a replace of the whole CONFIG_DB needs a JSON object of tables")
-        return configdb.copy_db(value)
+        stored: ConfigDb = _stringify(value)
+        return stored
     ops = _ensure_parents(db, p)
     ops.append({"op": "add", "path": _pointer(p), "value": _stringify(value)})
     return _apply_patch(db, ops)
@@ -258,30 +259,9 @@ def _stringify(value: Any) -> Any:
 
 # -- the process ------------------------------------------------------------------------------
 
-def _bind_in_netns(server: grpc.Server, netns: str, address: str, creds: grpc.ServerCredentials | None) -> int:
-    """Create the listening socket inside `netns` (setns affects only the calling thread)."""
-    result: dict[str, Any] = {}
-
-    def bind() -> None:
-        try:
-            libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            fd = os.open(f"/run/netns/{netns}", os.O_RDONLY)
-            try:
-                if libc.setns(fd, _CLONE_NEWNET) != 0:
-                    raise OSError(ctypes.get_errno(), f"setns {netns}")
-            finally:
-                os.close(fd)
-            result["port"] = (server.add_secure_port(address, creds) if creds is not None
-                              else server.add_insecure_port(address))
-        except Exception as exc:
-            result["error"] = exc
-
-    t = threading.Thread(target=bind)
-    t.start()
-    t.join()
-    if "error" in result:
-        raise result["error"]
-    return int(result["port"])
+def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials | None) -> int:
+    port: int = server.add_secure_port(address, creds) if creds is not None else server.add_insecure_port(address)
+    return port
 
 
 def serve(run_dir: Path) -> None:
@@ -295,9 +275,13 @@ def serve(run_dir: Path) -> None:
         ep.recover()
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         gnmi_pb2_grpc.add_gNMIServicer_to_server(GnmiServicer(ep, settings["username"], settings["password"]), server)
-        _bind_in_netns(server, sw["netns"], f"{sw['mgmt']}:{settings['port']}", creds)
+        address = f"{sw['mgmt']}:{settings['port']}"
+        in_netns(sw["netns"], functools.partial(_add_port, server, address, creds))
         server.start()
         servers.append(server)
+    if settings.get("ssh_port"):
+        sshd.start(settings["switches"], settings["username"], settings["password"], settings["ssh_port"],
+                   run_dir / "ssh_host_key")
     (run_dir / "agent.ready").write_text(str(os.getpid()))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

@@ -25,7 +25,7 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: fl
         make_cert(run_dir, f"twin-{state.lab}", [n.mgmt for n in switches if n.mgmt])
     doc = {
         "port": settings.port, "username": settings.username, "password": settings.password,
-        "tls": settings.tls,
+        "tls": settings.tls, "ssh_port": settings.ssh_port,
         "switches": [{"name": n.name, "netns": n.netns, "mgmt": n.mgmt, "rundir": str(node_dir(state.lab, n.name)),
                       "ports": [i.name for i in plan.node(n.name).interfaces]} for n in switches],
     }
@@ -73,6 +73,19 @@ def stop_agent(lab: str) -> None:
             if not os.path.exists(f"/proc/{pid}"):
                 break
             time.sleep(0.02)
+
+
+def ssh_target(state: LabState, node: str) -> dict[str, Any] | None:
+    """What netmiko's ConnectHandler needs (device_type linux), or None without an agent."""
+    path = lab_dir(state.lab) / "agent.json"
+    n = state.node(node)
+    if not n.mgmt or not path.exists():
+        return None
+    doc = json.loads(path.read_text())
+    if node not in {s["name"] for s in doc["switches"]} or not doc.get("ssh_port"):
+        return None
+    return {"device_type": "linux", "host": n.mgmt, "port": doc["ssh_port"], "username": doc["username"],
+            "password": doc["password"]}
 
 
 def gnmi_target(state: LabState, node: str) -> dict[str, Any] | None:

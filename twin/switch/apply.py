@@ -81,6 +81,10 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     bgp: list[str] = []
     if (a["keepalive"], a["holdtime"]) != (b["keepalive"], b["holdtime"]):
         bgp.append(f" timers bgp {b['keepalive']} {b['holdtime']}")
+    for g in sorted(set(b["groups"]) - set(a["groups"])):
+        bgp += [f" neighbor {g} peer-group", " address-family ipv4 unicast", f"  neighbor {g} activate",
+                f"  neighbor {g} route-map FROM_BGP_PEER_V4 in", f"  neighbor {g} route-map TO_BGP_PEER_V4 out",
+                " exit-address-family"]
     olds = {nb["ip"]: nb for nb in a["neighbors"]}
     news = {nb["ip"]: nb for nb in b["neighbors"]}
     for ip in sorted(set(olds) - set(news)):
@@ -90,6 +94,7 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
             bgp += _neighbor_lines(nb, b["bfd"])
         elif olds[ip] != nb or (nb["bfd"] and a["bfd"] is None and b["bfd"] is not None):
             bgp += _changed_neighbor(olds[ip], nb, b["bfd"])
+    bgp += [f" no neighbor {g} peer-group" for g in sorted(set(a["groups"]) - set(b["groups"]))]
     af = [f"  no network {n}" for n in sorted(set(a["networks"]) - set(b["networks"]))]
     af += [f"  network {n}" for n in sorted(set(b["networks"]) - set(a["networks"]))]
     if a["max_paths"] != b["max_paths"]:

@@ -56,6 +56,13 @@ def _ip(value: Any) -> bool:
         return False
 
 
+def _ipv4(value: Any) -> bool:
+    try:
+        return ip_address(str(value)).version == 4
+    except ValueError:
+        return False
+
+
 def local_addresses(db: ConfigDb) -> set[str]:
     out = set()
     for table in ("INTERFACE", "LOOPBACK_INTERFACE"):
@@ -78,13 +85,26 @@ def validate(db: Any) -> list[str]:
             errors.append(f"unknown table '{table}'; supported: {', '.join(sorted(KNOWN_TABLES))}")
         elif not isinstance(rows, dict) or not all(isinstance(v, dict) for v in rows.values()):
             errors.append(f"{table}: every key must map to an object of fields")
+        else:
+            for key, row in rows.items():
+                bad = sorted(f for f, v in row.items() if isinstance(v, dict | list))
+                if bad:
+                    errors.append(f"{table}|{key} {', '.join(bad)}: CONFIG_DB values are strings, not objects")
     if errors:
         return errors
     meta = db.get("DEVICE_METADATA", {}).get("localhost")
     if not meta:
         errors.append("DEVICE_METADATA|localhost is required (hostname, bgp_asn)")
-    elif not _int(meta.get("bgp_asn", ""), 1, 4294967294):
-        errors.append(f"DEVICE_METADATA|localhost bgp_asn: '{meta.get('bgp_asn')}' is not an ASN (1-4294967294)")
+    else:
+        if not meta.get("hostname"):
+            errors.append("DEVICE_METADATA|localhost hostname: required")
+        if not _int(meta.get("bgp_asn", ""), 1, 4294967294):
+            errors.append(f"DEVICE_METADATA|localhost bgp_asn: '{meta.get('bgp_asn')}' is not an ASN (1-4294967294)")
+    for vrf, row in db.get("BGP_GLOBALS", {}).items():
+        if "local_asn" in row and not _int(row["local_asn"], 1, 4294967294):
+            errors.append(f"BGP_GLOBALS|{vrf} local_asn: '{row['local_asn']}' is not an ASN (1-4294967294)")
+        if "router_id" in row and not _ipv4(row["router_id"]):
+            errors.append(f"BGP_GLOBALS|{vrf} router_id: '{row['router_id']}' is not an IPv4 address")
     ports = db.get("PORT", {})
     for port, row in ports.items():
         if not port.startswith("Ethernet") or not port.removeprefix("Ethernet").isdigit():
@@ -103,6 +123,10 @@ def validate(db: Any) -> list[str]:
                     errors.append(f"{table}|{key}: port {key} is not in PORT")
                 continue
             base, prefix = key.split("|", 1)
+            if "/" not in prefix:
+                errors.append(f"{table}|{key}: '{prefix}' has no prefix length; keys are <port>|<address>/<length> "
+                              f"(in a gNMI path write {table}[key={base}|{prefix}/<length>])")
+                continue
             try:
                 iface = ip_interface(prefix)
             except ValueError:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2
 
-from twin.gnmi.paths import DbPath, parse, to_proto
+from twin.gnmi.paths import DbPath, parse
 
 if TYPE_CHECKING:
     from twin.switch.agent import GnmiServicer
@@ -35,10 +35,14 @@ class _Sub:
     last: Any = None
 
 
-def _key_path(p: DbPath, key: str) -> gnmi_pb2.Path:
-    if p.table is None:
-        return to_proto(DbPath(p.db, key))
-    return to_proto(DbPath(p.db, p.table, key))
+def _key_path(sub: gnmi_pb2.Path, key: str) -> gnmi_pb2.Path:
+    """The subscription's own path (relative to the request prefix, as sent) plus one key."""
+    elems = list(sub.elem)
+    if "/" in key and elems and not elems[-1].key:
+        elems[-1] = gnmi_pb2.PathElem(name=elems[-1].name, key={"key": key})
+    else:
+        elems.append(gnmi_pb2.PathElem(name=key))
+    return gnmi_pb2.Path(origin=sub.origin, elem=elems, target=sub.target)
 
 
 def _changes(sub: _Sub, value: Any) -> tuple[list[gnmi_pb2.Update], list[gnmi_pb2.Path]]:
@@ -47,9 +51,9 @@ def _changes(sub: _Sub, value: Any) -> tuple[list[gnmi_pb2.Update], list[gnmi_pb
     enc = gnmi_pb2.Encoding.JSON_IETF
     before = sub.last
     if sub.db_path.key is None and isinstance(value, dict) and isinstance(before, dict):
-        updates = [gnmi_pb2.Update(path=_key_path(sub.db_path, k), val=_typed(v, enc))
+        updates = [gnmi_pb2.Update(path=_key_path(sub.path, k), val=_typed(v, enc))
                    for k, v in value.items() if before.get(k) != v]
-        deletes = [_key_path(sub.db_path, k) for k in before if k not in value]
+        deletes = [_key_path(sub.path, k) for k in before if k not in value]
         return updates, deletes
     if value != before:
         return [gnmi_pb2.Update(path=sub.path, val=_typed(value, enc))], []
