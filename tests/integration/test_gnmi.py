@@ -223,3 +223,37 @@ def test_agent_killed_during_set_leaves_old_or_new(lab: dict[str, Any]) -> None:
                               "show running-config"], capture_output=True, text=True).stdout
     networks_running = running.count("network 10.77.")
     assert networks_running == (0 if after == old else 200)
+
+
+def test_subscribe_stream_sample(lab: dict[str, Any]) -> None:
+    got: list[float] = []
+    with client(lab, "spine2") as gc:
+        stream = gc.subscribe_stream(subscribe={
+            "subscription": [{"path": "/sonic-db:STATE_DB/localhost/PORT_TABLE/Ethernet0/oper_status",
+                              "mode": "sample", "sample_interval": 200_000_000}],
+            "mode": "stream", "encoding": "json_ietf"})
+        start = time.monotonic()
+        for msg in stream:
+            if msg.get("update", {}).get("update"):
+                got.append(time.monotonic() - start)
+            if len(got) >= 4 or time.monotonic() - start > 5:
+                break
+        stream.close()
+    assert len(got) >= 4
+    assert got[-1] - got[1] < 1.5  # samples every ~200 ms, not once a second
+
+
+def test_plaintext_when_the_lab_asks(tmp_path: Path) -> None:
+    lab_file = tmp_path / "plain.yaml"
+    topo = Path(__file__).parent / "data" / "mini.yaml"
+    lab_file.write_text(f"name: plain\ntopology: {topo}\ngnmi: {{tls: false, username: ops, password: s3cret}}\n")
+    name = unique("p")
+    try:
+        assert twin_json("up", str(lab_file), "--name", name)["healthy"]
+        status = twin_json("status", "--name", name)
+        target = next(n for n in status["nodes"] if n["name"] == "leaf1")["gnmi"]
+        assert target["insecure"] is True and "skip_verify" not in target and target["username"] == "ops"
+        with client(status, "leaf1") as gc:
+            assert full_config(gc)["DEVICE_METADATA"]["localhost"]["hostname"] == "leaf1"
+    finally:
+        twin("down", "--name", name, check=False)
