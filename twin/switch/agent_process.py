@@ -75,29 +75,30 @@ def stop_agent(lab: str) -> None:
             time.sleep(0.02)
 
 
+def _agent_settings(state: LabState, node: str) -> dict[str, Any] | None:
+    """The agent's settings when `node` is one of the switches it serves."""
+    path = lab_dir(state.lab) / "agent.json"
+    if not state.node(node).mgmt or not path.exists():
+        return None
+    doc: dict[str, Any] = json.loads(path.read_text())
+    return doc if node in {s["name"] for s in doc["switches"]} else None
+
+
 def ssh_target(state: LabState, node: str) -> dict[str, Any] | None:
     """What netmiko's ConnectHandler needs (device_type linux), or None without an agent."""
-    path = lab_dir(state.lab) / "agent.json"
-    n = state.node(node)
-    if not n.mgmt or not path.exists():
+    doc = _agent_settings(state, node)
+    if doc is None or not doc.get("ssh_port"):
         return None
-    doc = json.loads(path.read_text())
-    if node not in {s["name"] for s in doc["switches"]} or not doc.get("ssh_port"):
-        return None
-    return {"device_type": "linux", "host": n.mgmt, "port": doc["ssh_port"], "username": doc["username"],
-            "password": doc["password"]}
+    return {"device_type": "linux", "host": state.node(node).mgmt, "port": doc["ssh_port"],
+            "username": doc["username"], "password": doc["password"]}
 
 
 def gnmi_target(state: LabState, node: str) -> dict[str, Any] | None:
     """Keyword arguments for pygnmi's gNMIclient, or None for nodes without an agent."""
-    path = lab_dir(state.lab) / "agent.json"
-    n = state.node(node)
-    if not n.mgmt or not path.exists():
+    doc = _agent_settings(state, node)
+    if doc is None:
         return None
-    doc = json.loads(path.read_text())
-    if node not in {s["name"] for s in doc["switches"]}:
-        return None
-    target: dict[str, Any] = {"host": n.mgmt, "port": doc["port"], "username": doc["username"],
+    target: dict[str, Any] = {"host": state.node(node).mgmt, "port": doc["port"], "username": doc["username"],
                               "password": doc["password"]}
     if doc["tls"]:
         target["skip_verify"] = True
