@@ -3,52 +3,26 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 import pytest
+from configdb_edits import Mutation
+from configdb_edits import both as _both
+from configdb_edits import drop_at as _drop
+from configdb_edits import set_at as _set
 
 from twin.render.frr import render_frr
 from twin.switch import configdb
 from twin.switch.apply import frr_lines, kernel_lines
 from twin.switch.configdb import ConfigDb
 
-LEAF1 = Path(__file__).resolve().parents[2] / "configs" / "default" / "leaf1" / "config_db.json"
 NB = "default|10.0.0.64"
 AF = "default|ipv4_unicast"
 ASN = "65101"
 
-Mutation = Callable[[ConfigDb], None]
 
 
 def same(db: ConfigDb) -> None:
     """No change."""
-
-
-def _set(*path: str, value: Any) -> Mutation:
-    def mutate(db: ConfigDb) -> None:
-        node: Any = db
-        for part in path[:-1]:
-            node = node[part]
-        node[path[-1]] = value
-    return mutate
-
-
-def _drop(*path: str) -> Mutation:
-    def mutate(db: ConfigDb) -> None:
-        node: Any = db
-        for part in path[:-1]:
-            node = node[part]
-        del node[path[-1]]
-    return mutate
-
-
-def _both(first: Mutation, second: Mutation) -> Mutation:
-    def mutate(db: ConfigDb) -> None:
-        first(db)
-        second(db)
-    return mutate
 
 
 def _bgp(*lines: str) -> list[str]:
@@ -67,11 +41,6 @@ NEIGHBOR_64 = [
     " neighbor 10.0.0.64 timers connect 2",
     " neighbor 10.0.0.64 bfd profile twin",
 ]
-
-
-@pytest.fixture(scope="module")
-def leaf1_original() -> ConfigDb:
-    return configdb.load(LEAF1)
 
 
 def _pair(base: ConfigDb, old: Mutation, new: Mutation) -> tuple[ConfigDb, ConfigDb]:

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
+from configdb_edits import LEAF1, Mutation
+from configdb_edits import both as _both
+from configdb_edits import drop_at as _drop
+from configdb_edits import set_at as _set
 
 from twin.render.frr import render_frr
 from twin.switch import configdb
 from twin.switch.configdb import ConfigDb
 
-LEAF1 = Path(__file__).resolve().parents[2] / "configs" / "default" / "leaf1" / "config_db.json"
 NB = "default|10.0.0.64"
 SUPPORTED = ("BFD_PROFILE, BGP_GLOBALS, BGP_GLOBALS_AF, BGP_GLOBALS_AF_NETWORK, BGP_NEIGHBOR, BGP_PEER_GROUP, "
              "BUFFER_PG, BUFFER_POOL, BUFFER_PROFILE, DEVICE_METADATA, DEVICE_NEIGHBOR, DSCP_TO_TC_MAP, INTERFACE, "
@@ -22,42 +22,6 @@ SUPPORTED = ("BFD_PROFILE, BGP_GLOBALS, BGP_GLOBALS_AF, BGP_GLOBALS_AF_NETWORK, 
              "TC_TO_QUEUE_MAP, WRED_PROFILE")
 NOT_LOCAL = "is not an address of this switch (INTERFACE or LOOPBACK_INTERFACE)"
 
-Mutation = Callable[[ConfigDb], Any]
-
-
-def _set(*path: str, value: Any) -> Mutation:
-    """Set db[path...] = value (creating nothing on the way)."""
-    def mutate(db: ConfigDb) -> ConfigDb:
-        node: Any = db
-        for part in path[:-1]:
-            node = node[part]
-        node[path[-1]] = value
-        return db
-    return mutate
-
-
-def _drop(*path: str) -> Mutation:
-    def mutate(db: ConfigDb) -> ConfigDb:
-        node: Any = db
-        for part in path[:-1]:
-            node = node[part]
-        del node[path[-1]]
-        return db
-    return mutate
-
-
-def _both(first: Mutation, second: Mutation) -> Mutation:
-    return lambda db: second(first(db))
-
-
-@pytest.fixture(scope="module")
-def leaf1_original() -> ConfigDb:
-    return configdb.load(LEAF1)
-
-
-@pytest.fixture
-def leaf1(leaf1_original: ConfigDb) -> ConfigDb:
-    return copy.deepcopy(leaf1_original)
 
 
 def test_leaf1_is_valid(leaf1: ConfigDb) -> None:

@@ -6,7 +6,6 @@ import copy
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,23 +18,12 @@ from twin.switch.agent import _decode, _delete, _replace, _stringify, _typed, _u
 from twin.switch.configdb import ConfigDb
 from twin.switch.endpoint import SetRejected
 
-LEAF1 = Path(__file__).resolve().parents[2] / "configs" / "default" / "leaf1" / "config_db.json"
 NB = "default|10.0.0.64"
 SLASH_KEY = "Ethernet0|10.2.0.0/31"
 
 
 def _p(table: str | None = None, key: str | None = None, field: str | None = None) -> DbPath:
     return DbPath("CONFIG_DB", table, key, field)
-
-
-@pytest.fixture(scope="module")
-def leaf1_original() -> ConfigDb:
-    return configdb.load(LEAF1)
-
-
-@pytest.fixture
-def leaf1(leaf1_original: ConfigDb) -> ConfigDb:
-    return copy.deepcopy(leaf1_original)
 
 
 # -- update ------------------------------------------------------------------------------------

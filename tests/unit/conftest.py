@@ -1,0 +1,23 @@
+"""Fixtures shared by the unit tests."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from configdb_edits import LEAF1
+
+from twin.switch import configdb
+from twin.switch.configdb import ConfigDb
+
+
+@pytest.fixture(scope="module")
+def leaf1_original() -> ConfigDb:
+    """The committed golden config_db.json of the default lab's leaf1 (do not mutate)."""
+    return configdb.load(LEAF1)
+
+
+@pytest.fixture
+def leaf1(leaf1_original: ConfigDb) -> ConfigDb:
+    """A private copy of leaf1's config_db to mutate."""
+    return copy.deepcopy(leaf1_original)
