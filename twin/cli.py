@@ -88,6 +88,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
     from twin.checks.health import Health, wait_healthy
+    from twin.drills.settings import save_settings
     from twin.lab import load_lab
     from twin.report.health import health_table, print_notes
     from twin.runtime.base import check_lab_name, get_runtime
@@ -108,6 +109,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
         progress.update(task, description=f"up {lab_name}: starting gNMI agents")
         try:
             start_agent(state, lab.plan, lab.gnmi)
+            save_settings(lab_name, lab.drills)
         except BaseException:
             rt.down(lab_name)
             raise
@@ -144,7 +146,8 @@ def status_doc(lab_name: str) -> dict[str, Any]:
     health = check_health(state, plan) if state.phase == "up" else None
     return {
         "lab": state.lab, "runtime": state.runtime, "phase": state.phase,
-        "healthy": bool(health and health.healthy),
+        "healthy": bool(health and health.healthy) and state.unhealthy is None,
+        "unhealthy": state.unhealthy,
         "nodes": [{"name": n.name, "role": n.role, "kind": n.kind, "netns": n.netns, "mgmt": n.mgmt,
                    "gnmi": gnmi_target(state, n.name), "ssh": ssh_target(state, n.name)} for n in state.nodes],
         "bgp": health.bgp if health else {"established": 0, "total": 0},
@@ -276,6 +279,60 @@ def verify(name: NameOpt = None, as_json: JsonOpt = False,
     else:
         out.print(health_table(state, health))
     raise typer.Exit(0 if health.healthy else 1)
+
+
+@app.command()
+def drill(kind: Annotated[str | None, typer.Argument(
+              help="spine-loss | spine-silent | leaf-loss | link-down | link-flap | link-gray | session-reset "
+                   "| mtu-mismatch")] = None,
+          target: Annotated[str | None, typer.Option(help="a node (spine1) or a link (leaf1:spine1, "
+                                                       "leaf1:Ethernet128); default: the first that fits")] = None,
+          scenario: Annotated[Path | None, typer.Option(help="a YAML file of timed faults, instead of KIND")] = None,
+          name: NameOpt = None, as_json: JsonOpt = False,
+          report: Annotated[Path | None, typer.Option(help="write JSON, Markdown and a PNG timeline here")] = None,
+          loss_pct: Annotated[float, typer.Option(help="link-gray: % of packets dropped")] = 5.0,
+          flaps: Annotated[int, typer.Option(help="link-flap: number of flaps")] = 3,
+          period_ms: Annotated[float, typer.Option(help="link-flap: time between flaps")] = 3000,
+          hold_ms: Annotated[float | None, typer.Option(help="how long the fault lasts (default: until "
+                                                             "converged and settled; link-flap: period/2)")] = None,
+          mtu: Annotated[int, typer.Option(help="mtu-mismatch: MTU set on one end")] = 1500,
+          flows: Annotated[int, typer.Option(help="probe flows (distinct UDP 5-tuples)")] = 128,
+          rate: Annotated[float, typer.Option(help="probe packets per second per flow")] = 100) -> None:
+    """Break something on purpose and measure how the fabric heals: detection, convergence, loss,
+    ECMP redistribution. Restores the fault and checks the fabric is back to its baseline."""
+    from twin.drills.api import run_drill, write_reports
+    from twin.drills.models import KINDS
+    from twin.drills.runner import Options
+    from twin.drills.settings import load_scenario, single
+    from twin.errors import PlanError, Problem
+    from twin.report.drill import drill_table
+
+    if (kind is None) == (scenario is None):
+        raise PlanError([Problem("twin drill", "KIND", "give a drill kind or --scenario FILE (not both)",
+                                 f"kinds: {', '.join(KINDS)}")])
+    if kind is not None and kind not in KINDS:
+        raise PlanError([Problem("twin drill", "KIND", f"unknown drill kind '{kind}'", f"kinds: {', '.join(KINDS)}")])
+    if scenario is not None:
+        plan_ = load_scenario(scenario)
+    else:
+        assert kind is not None
+        params = {"loss_pct": loss_pct, "flaps": flaps, "period_ms": period_ms, "hold_ms": hold_ms, "mtu": mtu}
+        plan_ = single(kind, target, **params)
+    lab_name = _resolve_name(name)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task(f"drill {plan_.name}", total=None)
+        result = run_drill(lab_name, plan_, lambda s: progress.update(task, description=f"drill {plan_.name}: {s}"),
+                           Options(flows=flows, rate_hz=rate))
+    if report is not None:
+        written = write_reports(result, report)
+        if not as_json:
+            console.print("reports: " + ", ".join(str(p) for p in written))
+    if as_json:
+        _emit_json(result.model_dump(mode="json"))
+    else:
+        out.print(drill_table(result))
+    raise typer.Exit(0 if result.passed else 1)
 
 
 @app.command()

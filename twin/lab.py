@@ -6,6 +6,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from twin.drills.models import LabDrill, Slo
+from twin.drills.settings import DrillSettings
 from twin.errors import PlanError
 from twin.plan.allocate import plan_topology
 from twin.plan.models import Plan
@@ -37,6 +39,8 @@ class LabFile(BaseModel):
     description: str = ""
     health: HealthSettings = HealthSettings()
     gnmi: GnmiSettings = GnmiSettings()
+    slo: dict[str, Slo] = Field({}, description="limits per drill kind (or 'default') that drills must meet")
+    drills: list[LabDrill] = Field([], description="the drills `twin ci` and `twin rehearse` run")
 
 
 class Lab(BaseModel):
@@ -45,6 +49,7 @@ class Lab(BaseModel):
     runtime: str
     health: HealthSettings
     gnmi: GnmiSettings = GnmiSettings()
+    drills: DrillSettings = DrillSettings()
     plan: Plan
 
 
@@ -60,7 +65,29 @@ def load_lab(path: Path) -> Lab:
         if not topo_path.is_file():
             raise PlanError([doc.problem(("topology",), f"topology file {topo_path} does not exist",
                                          "fix the path (it is relative to the lab file)")])
+        problems = []
+        drills = []
+        for i, d in enumerate(spec.drills):
+            if (d.kind is None) == (d.scenario is None):
+                problems.append(doc.problem(("drills", i), "a drill needs exactly one of 'kind' or 'scenario'",
+                                            "write 'kind: spine-loss' (with 'target:') or 'scenario: FILE'"))
+                continue
+            if d.scenario is not None:
+                scenario = Path(d.scenario) if Path(d.scenario).is_absolute() else path.parent / d.scenario
+                if not scenario.is_file():
+                    problems.append(doc.problem(("drills", i, "scenario"), f"scenario file {scenario} does not exist",
+                                                "fix the path (it is relative to the lab file)"))
+                    continue
+                d = d.model_copy(update={"scenario": str(scenario.resolve())})
+            drills.append(d)
+        try:
+            settings = DrillSettings(slo=spec.slo, drills=drills)
+        except ValidationError as exc:
+            problems += pydantic_problems(doc, exc)
+        if problems:
+            raise PlanError(problems)
         plan = plan_topology(load_topology(topo_path))
-        return Lab(name=spec.name, runtime=spec.runtime, health=spec.health, gnmi=spec.gnmi, plan=plan)
+        return Lab(name=spec.name, runtime=spec.runtime, health=spec.health, gnmi=spec.gnmi, drills=settings,
+                   plan=plan)
     plan = plan_topology(load_topology(path))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)

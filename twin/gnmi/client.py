@@ -55,3 +55,10 @@ class SwitchClient:
             self._gc.set(replace=[("/sonic-db:CONFIG_DB/localhost/", config)], encoding="json_ietf")
         except Exception as exc:
             raise GnmiError(f"{self.name}: Set (replace CONFIG_DB) rejected: {exc}") from None
+
+    def update(self, path: str, value: dict[str, Any]) -> None:
+        """Merge `value` into the object at `path` (gNMI Set update)."""
+        try:
+            self._gc.set(update=[(path, value)], encoding="json_ietf")
+        except Exception as exc:
+            raise GnmiError(f"{self.name}: Set (update {path}) rejected: {exc}") from None

@@ -46,8 +46,8 @@ class Runtime(Protocol):
         """The argv that runs `cmd` inside `node` (FRR's vtysh finds the node's daemons)."""
         ...
 
-    def set_link_state(self, state: LabState, node: str, iface: str, up: bool) -> None:
-        """Administratively bring one end of a link up or down (the peer loses carrier)."""
+    def set_link_state(self, state: LabState, node: str, ifaces: Sequence[str], up: bool) -> None:
+        """Administratively bring link ends of one node up or down at once (the peers lose carrier)."""
         ...
 
     def node_pids(self, state: LabState, node: str) -> list[int]:

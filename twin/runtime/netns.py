@@ -46,6 +46,7 @@ from twin.switch.frr_daemons import (
 from twin.switch.kernel import kernel_lines
 
 MGMT_SPACE = IPv4Network("172.20.0.0/14")
+EVENT_LOG = "frr.log"   # every daemon's informational log, microsecond timestamps
 WORKERS = 8
 
 
@@ -152,9 +153,8 @@ class NetnsRuntime:
             argv = vtysh(node_dir(state.lab, node), *argv[1:])
         return in_netns(ns.netns, argv)
 
-    def set_link_state(self, state: LabState, node: str, iface: str, up: bool) -> None:
-        ns = state.node(node).netns
-        run(["ip", "-n", ns, "link", "set", "dev", iface, "up" if up else "down"])
+    def set_link_state(self, state: LabState, node: str, ifaces: Sequence[str], up: bool) -> None:
+        ip_batch([f"link set dev {i} {'up' if up else 'down'}" for i in ifaces], netns=state.node(node).netns)
 
     def node_pids(self, state: LabState, node: str) -> list[int]:
         out = run(["ip", "netns", "pids", state.node(node).netns], check=False).stdout.split()
@@ -257,7 +257,9 @@ class NetnsRuntime:
             ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces]
                      + mgmt_lines, netns=ns)
         conf_path = rundir / "frr.conf"
-        conf_path.write_text(conf)
+        # Session and route events with microsecond timestamps for drills: FRR 8.4 applies
+        # `log timestamp precision` to configured log files only, not to the --log targets.
+        conf_path.write_text(conf + f"log file {rundir / EVENT_LOG} informational\nlog timestamp precision 6\n")
         start, skipped = split_supported(daemons)
         warnings += [f"{node.name}: {w}" for w in skipped]
         for d in start:

@@ -49,6 +49,7 @@ class LabState(BaseModel):
     netns: list[str] = []
     nodes: list[NodeState] = []
     notes: list[str] = []
+    unhealthy: str | None = None   # set by a drill that could not restore the fabric
 
     def node(self, name: str) -> NodeState:
         for n in self.nodes:

@@ -1,0 +1,38 @@
+"""Run a drill on a running lab by name and write its reports: what `twin drill` and `twin ci` call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from twin.drills.models import DrillReport, Scenario
+from twin.drills.runner import Drill, Options, Progress
+from twin.drills.settings import load_settings
+from twin.errors import TwinError
+from twin.runtime.base import get_runtime
+from twin.runtime.state import load_plan, load_state
+
+
+def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
+              options: Options | None = None) -> DrillReport:
+    state = load_state(lab)
+    if state is None or state.phase != "up":
+        raise TwinError(f"lab '{lab}' is not running; start it with 'twin up'")
+    plan = load_plan(lab)
+    kind = scenario.steps[0].kind
+    slo = load_settings(lab).slo_for(kind if len(scenario.steps) == 1 else "scenario", scenario)
+    drill = Drill(get_runtime(state.runtime), state, plan, scenario, slo, progress, options or Options())
+    return drill.run()
+
+
+def write_reports(report: DrillReport, directory: Path) -> list[Path]:
+    """JSON, Markdown and a PNG timeline, named after the drill."""
+    from twin.report.drill import drill_markdown
+    from twin.report.timeline import timeline_png
+
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = f"{report.lab}-{report.drill}"
+    paths = [directory / f"{stem}.json", directory / f"{stem}.md", directory / f"{stem}.png"]
+    paths[0].write_text(report.model_dump_json(indent=1))
+    paths[1].write_text(drill_markdown(report))
+    timeline_png(report, paths[2])
+    return paths

@@ -1,0 +1,70 @@
+"""Scenario files and the drill settings a lab declares (SLOs per kind, the drills `twin ci` runs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from twin.drills.models import KINDS, LabDrill, Scenario, Slo, Step
+from twin.errors import PlanError
+from twin.runtime.state import lab_dir
+from twin.topology.loader import pydantic_problems
+from twin.topology.source import load_yaml
+
+# What a drill must meet when the lab says nothing: the targets this project holds itself to.
+DEFAULT_SLO: dict[str, Slo] = {
+    "spine-loss": Slo(loss_ms=200, cycle_s=20),
+    "spine-silent": Slo(loss_ms=600, cycle_s=20),
+    "leaf-loss": Slo(loss_ms=200, cycle_s=20),
+    "link-down": Slo(loss_ms=200, cycle_s=20),
+    "session-reset": Slo(loss_ms=200, cycle_s=20),
+}
+
+
+class DrillSettings(BaseModel):
+    """The `slo:` and `drills:` sections of a lab file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    slo: dict[str, Slo] = {}
+    drills: list[LabDrill] = []
+
+    @field_validator("slo")
+    @classmethod
+    def _known_kinds(cls, value: dict[str, Slo]) -> dict[str, Slo]:
+        for key in value:
+            if key != "default" and key not in KINDS:
+                raise ValueError(f"'{key}' is not a drill kind; use 'default' or one of {', '.join(KINDS)}")
+        return value
+
+    def slo_for(self, kind: str, scenario: Scenario | None = None) -> Slo:
+        base = DEFAULT_SLO.get(kind, Slo()).merged(self.slo.get("default")).merged(self.slo.get(kind))
+        return base.merged(scenario.slo if scenario else None)
+
+
+def load_scenario(path: Path) -> Scenario:
+    doc = load_yaml(path)
+    data = dict(doc.data)
+    data.setdefault("name", path.stem)
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise PlanError(pydantic_problems(doc, exc)) from None
+
+
+def single(kind: str, target: str | None, **params: Any) -> Scenario:
+    """The scenario of `twin drill KIND`: one fault, held until the fabric has converged."""
+    return Scenario(name=kind, steps=[Step.model_validate({"kind": kind, "target": target, **params})])
+
+
+def save_settings(lab: str, settings: DrillSettings) -> None:
+    (lab_dir(lab) / "drills.json").write_text(settings.model_dump_json(indent=1, exclude_none=True))
+
+
+def load_settings(lab: str) -> DrillSettings:
+    path = lab_dir(lab) / "drills.json"
+    if not path.exists():
+        return DrillSettings()
+    return DrillSettings.model_validate(json.loads(path.read_text()))
