@@ -96,6 +96,7 @@ class ActionReport(BaseModel):
     loss_ms: float = 0.0              # longest per-flow outage that began after this action
     lost_packets: int = 0
     settled: bool = False             # sessions and FIBs settled before the next action
+    timed: bool = False               # done at a time the scenario fixed, not once the fabric settled
 
 
 class DrillReport(BaseModel):

@@ -102,9 +102,10 @@ def mismatches(expected: Fib, actual: Fib, ignore: Iterable[str] = ()) -> list[s
     return out
 
 
-def ecmp_widths(plan: Plan, fib: Fib) -> dict[str, int]:
-    """Per leaf: the fewest next hops it has towards another leaf's loopback (0 when one is missing)."""
-    leaves = [n for n in plan.by_role("leaf") if n.loopback is not None]
+def ecmp_widths(plan: Plan, fib: Fib, exclude: Iterable[str] = ()) -> dict[str, int]:
+    """Per live leaf: the fewest next hops it has towards another live leaf's loopback (0: one is missing)."""
+    out_nodes = set(exclude)
+    leaves = [n for n in plan.by_role("leaf") if n.loopback is not None and n.name not in out_nodes]
     out = {}
     for leaf in leaves:
         if leaf.name not in fib:

@@ -29,6 +29,7 @@ from twin.runtime.netns import EVENT_LOG
 from twin.runtime.state import LabState, lab_dir, node_dir, save_state
 
 Progress = Callable[[str], None]
+GRAY_HOLD_MS = 3000   # a gray failure changes no routes, so it has no convergence to wait for
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Action:
     at: float | None          # seconds after the drill's zero; None: once the fabric has settled
     inject: bool
     index: int                # which fault
+    timed: bool = True        # the fault's length is fixed by the scenario, not by the fabric settling
     t: float = 0.0            # when it was done
 
 
@@ -61,8 +63,9 @@ def plan_actions(scenario: Scenario) -> tuple[list[Step], list[Action]]:
             continue
         steps.append(step)
         at = step.at_ms / 1000
-        actions.append(Action(at, True, len(steps) - 1))
-        actions.append(Action(at + step.hold_ms / 1000 if step.hold_ms else None, False, len(steps) - 1))
+        held: float | None = step.hold_ms or (GRAY_HOLD_MS if step.kind == "link-gray" else None)
+        actions.append(Action(at, True, len(steps) - 1, timed=held is not None))
+        actions.append(Action(at + held / 1000 if held else None, False, len(steps) - 1, timed=held is not None))
     return steps, actions
 
 
@@ -244,9 +247,10 @@ class Drill:
             if mismatch == caught or time.time() > t + 5:
                 break
             time.sleep(0.05)
+        seen_ms = round((time.time() - t) * 1000, 1)
         ping_ok = self.injector.jumbo_ping(fault)
         if caught:
-            self.mtu_detect_ms = round((time.time() - t) * 1000, 1) if mismatch else None
+            self.mtu_detect_ms = seen_ms if mismatch else None
             self.checks["mtu_check_caught"] = mismatch
             self.checks["jumbo_df_ping_caught"] = not ping_ok
         else:
@@ -269,8 +273,12 @@ class Drill:
             until = done[k + 1].t if k + 1 < len(done) else end
             expected, ignore = self.expected(frozenset(active))
             conv = measure.converged_at(history, expected, action.t, until, ignore)
-            state = "down" if action.inject else "up"
-            wanted = list(fault.sessions) if fault.topology_change or not action.inject else []
+            if action.inject:
+                state, wanted = "down", list(fault.sessions) if fault.topology_change else []
+            else:  # the sessions of this fault that went down while it was in place
+                since = max((a.t for a in done[:k] if a.inject and a.index == action.index), default=zero)
+                went = measure.first_events(self.logs.events, fault.sessions, "down", since, action.t)
+                state, wanted = "up", list(went)
             seen = measure.first_events(self.logs.events, wanted, state, action.t, until)
             node_fault = bool(fault.nodes)
             others = [t for s, t in seen.items() if not (node_fault and s.node == fault.target)]
@@ -285,7 +293,7 @@ class Drill:
                 t_ms=round((action.t - zero) * 1000, 1), detect_ms=detect,
                 detect_target_ms=measure.ms(max(own), action.t) if own else None,
                 converge_ms=measure.ms(conv, action.t), loss_ms=loss, lost_packets=lost,
-                settled=conv is not None and (all_seen or not wanted)))
+                settled=conv is not None and all_seen, timed=action.timed))
         return out
 
     def _report(self, result: dict[str, Any], spec: dict[str, Any], zero: float, t_before: tuple[float, float],
@@ -309,6 +317,7 @@ class Drill:
         else:  # timed scenario: from the first injection's convergence to the next action
             a = zero + (first.t_ms + (first.converge_ms or 0)) / 1000
             b = zero + (actions[1].t_ms / 1000 if len(actions) > 1 else end - zero)
+            fib_during = measure.fib_at(self.fibs.history, a)
         dist = measure.shares(samples, a, b)
         broken = self._broken_flows(spec, nodes, links, paths_before)
         moved, moved_healthy = measure.moved_flows(paths_before, paths_during, broken) if paths_during else (0, 0)
@@ -329,7 +338,8 @@ class Drill:
                       "converge_ms": last.converge_ms if last else None,
                       "loss_ms": max((a.loss_ms for a in restores), default=0.0)},
             noticed=noticed,
-            paths_before=ecmp_widths(self.plan, fib_before), paths_during=ecmp_widths(self.plan, fib_during),
+            paths_before=ecmp_widths(self.plan, fib_before),
+            paths_during=ecmp_widths(self.plan, fib_during, exclude=nodes),
             paths_after=ecmp_widths(self.plan, fib_after),
             distribution=dist, distribution_before=measure.shares(samples, *t_before),
             distribution_after=measure.shares(samples, t_recovered, end) if t_recovered else {},
@@ -377,12 +387,14 @@ class Drill:
                 if spine in ends and (pair["src_leaf"] in ends or pair["dst_leaf"] in ends):
                     crossing.add(fid)
                 fid += 1
-        flows = [f for f in result["flows"] if f["flow"] in crossing]
-        sent = sum(f["sent"] for f in flows)
-        lost = sum(f["sent"] - f["received"] for f in flows)
+        injected = [a.t for a in self.actions if a.inject and a.t]
+        restored = [a.t for a in self.actions if not a.inject and a.t]
+        start, stop = injected[0], (restored[-1] if restored else result["stopped"])
+        sent = len(crossing) * (stop - start) * result["rate_hz"]
+        lost = sum(r.count for r in measure.loss_runs(result) if r.flow in crossing and start <= r.t_start < stop)
         pct = 100 * lost / sent if sent else 0.0
         self.gray_loss_pct = round(pct, 2)
-        return (f"gray link: {len(flows)} probe flows crossed it and lost {pct:.2f}% of their packets "
+        return (f"gray link: {len(crossing)} probe flows crossed it and lost {pct:.2f}% of their packets "
                 f"({self.steps[0].loss_pct:g}% injected); the fabric "
                 + ("noticed (sessions or routes changed)" if noticed else
                    "did NOT notice: BGP and BFD stayed up and every FIB kept the link, so traffic kept "
@@ -404,7 +416,7 @@ class Drill:
             elif value > limit:
                 v.append(f"{key}: {value:g} > {limit:g}")
         for a in report.actions:
-            if self.faults[0].topology_change and a.converge_ms is None:
+            if a.action == "inject" and not a.timed and a.converge_ms is None:
                 v.append(f"{a.action} {a.kind} {a.target} at {a.t_ms:g} ms: the FIBs never matched the "
                          "expected state before the next action")
         if not report.restored:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
 from types import TracebackType
 from typing import Any
+
+# gRPC prints an INFO line for every fork() while a channel is open (drills run commands then).
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 from pygnmi.client import gNMIclient
 

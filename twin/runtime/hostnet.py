@@ -14,8 +14,12 @@ HOST_SYSCTLS = {
     "net.ipv4.conf.all.arp_ignore": "1", "net.ipv4.conf.all.arp_announce": "2",
     "net.ipv4.fib_multipath_hash_policy": "1",
 }
+# Multipath hash: policy 3 hashes the fields listed (0x37: source and destination address, protocol,
+# source and destination port), as a switch ASIC hashes the 5-tuple. Policy 1 would reuse the hash
+# the sending socket put on the packet (veth keeps it), making paths random per socket.
 SWITCH_SYSCTLS = {
-    "net.ipv4.ip_forward": "1", "net.ipv4.fib_multipath_hash_policy": "1",
+    "net.ipv4.ip_forward": "1", "net.ipv4.fib_multipath_hash_fields": "0x0037",
+    "net.ipv4.fib_multipath_hash_policy": "3",
     "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0",
     "net.ipv4.conf.all.ignore_routes_with_linkdown": "1",
     "net.ipv4.conf.default.ignore_routes_with_linkdown": "1",
