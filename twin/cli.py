@@ -297,7 +297,9 @@ def drill(kind: Annotated[str | None, typer.Argument(
                                                              "converged and settled; link-flap: period/2)")] = None,
           mtu: Annotated[int, typer.Option(help="mtu-mismatch: MTU set on one end")] = 1500,
           flows: Annotated[int, typer.Option(help="probe flows (distinct UDP 5-tuples)")] = 128,
-          rate: Annotated[float, typer.Option(help="probe packets per second per flow")] = 100) -> None:
+          rate: Annotated[float, typer.Option(help="probe packets per second per flow")] = 100,
+          recovery_timeout: Annotated[float, typer.Option(help="seconds the fabric gets to return to its "
+                                                                "baseline after the restore")] = 60) -> None:
     """Break something on purpose and measure how the fabric heals: detection, convergence, loss,
     ECMP redistribution. Restores the fault and checks the fabric is back to its baseline."""
     from twin.drills.api import run_drill, write_reports
@@ -323,7 +325,7 @@ def drill(kind: Annotated[str | None, typer.Argument(
                   transient=True) as progress:
         task = progress.add_task(f"drill {plan_.name}", total=None)
         result = run_drill(lab_name, plan_, lambda s: progress.update(task, description=f"drill {plan_.name}: {s}"),
-                           Options(flows=flows, rate_hz=rate))
+                           Options(flows=flows, rate_hz=rate, recovery_timeout_s=recovery_timeout))
     if report is not None:
         written = write_reports(result, report)
         if not as_json:

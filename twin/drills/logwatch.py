@@ -15,6 +15,9 @@ from twin.drills.models import SessionEvent
 
 ADJCHANGE = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?) BGP: .*%ADJCHANGE: neighbor "
                        r"([0-9a-fA-F.:]+)(?:\([^)]*\))? in vrf \S+ (Up|Down)\s*(.*)$")
+# `%NOTIFICATION(Hard Reset): sent to neighbor 10.0.3.67 6/10 (Cease/BFD Down) 0 bytes`: why bgpd
+# closed a session itself, which its ADJCHANGE line only calls "BGP Notification send".
+NOTIFICATION = re.compile(r"%NOTIFICATION(?:\([^)]*\))?: sent to neighbor ([0-9a-fA-F.:]+)\S* \d+/\d+ \(([^)]*)\)")
 
 
 def parse_line(line: str, node: str, names: dict[str, str]) -> SessionEvent | None:
@@ -36,6 +39,7 @@ class LogWatch:
         self.names = names
         self.offsets = {node: (path.stat().st_size if path.exists() else 0) for node, path in logs.items()}
         self.partial: dict[str, str] = {}
+        self.causes: dict[tuple[str, str], str] = {}
         self.events: list[SessionEvent] = []
 
     def poll(self) -> list[SessionEvent]:
@@ -53,9 +57,19 @@ class LogWatch:
             if lines and lines[-1]:
                 self.partial[node] = lines.pop()
             for line in lines:
+                sent = NOTIFICATION.search(line)
+                if sent:
+                    self.causes[(node, sent.group(1))] = sent.group(2)
+                    continue
                 event = parse_line(line, node, self.names.get(node, {}))
-                if event is not None:
-                    new.append(event)
+                if event is None:
+                    continue
+                if event.reason == "BGP Notification send":
+                    ip = next((k for k, v in self.names.get(node, {}).items() if v == event.peer), event.peer)
+                    cause = self.causes.pop((node, ip), None)
+                    if cause:
+                        event = event.model_copy(update={"reason": f"{event.reason} ({cause})"})
+                new.append(event)
         new.sort(key=lambda e: e.t)
         self.events += new
         return new

@@ -47,6 +47,24 @@ class Flow:
     reordered: int = 0
     runs: list[list[float]] = field(default_factory=list)  # [first_seq, count, t_start, t_end]
 
+    def receive(self, seq: int, sent: float, period: float) -> None:
+        """Account one arrival; a jump in sequence is a loss run, a step back a reordering."""
+        self.received += 1
+        if seq < self.next_seq:
+            self.reordered += 1
+            return
+        if seq > self.next_seq:
+            start = self.last_send + period if self.next_seq else sent - (seq - self.next_seq) * period
+            self.runs.append([self.next_seq, seq - self.next_seq, start, sent])
+        self.next_seq = seq + 1
+        self.last_send = sent
+
+    def finish(self, t0: float, stopped: float, period: float) -> None:
+        """Packets sent after the last arrival never came: one more run, ending when sending stopped."""
+        if self.sent > self.next_seq:
+            start = self.last_send + period if self.next_seq else t0
+            self.runs.append([self.next_seq, self.sent - self.next_seq, start, stopped])
+
 
 @contextmanager
 def netns(name: str) -> Iterator[None]:
@@ -143,25 +161,14 @@ class Prober:
             fid, seq, sent = PACKET.unpack_from(data)
             if fid >= len(self.flows):
                 continue
-            flow = self.flows[fid]
-            flow.received += 1
+            self.flows[fid].receive(seq, sent, self.period)
             b = int((sent - self.t0) / BIN_S)
             self.recv_bins[b] = self.recv_bins.get(b, 0) + 1
-            if seq < flow.next_seq:
-                flow.reordered += 1
-                continue
-            if seq > flow.next_seq:
-                start = flow.last_send + self.period if flow.next_seq else sent - (seq * self.period)
-                flow.runs.append([flow.next_seq, seq - flow.next_seq, start, sent])
-            flow.next_seq = seq + 1
-            flow.last_send = sent
 
     def result(self) -> dict[str, Any]:
         stopped = self.send_stopped
-        for flow in self.flows:  # packets never received after the last arrival
-            if flow.sent > flow.next_seq:
-                start = flow.last_send + self.period if flow.next_seq else self.t0
-                flow.runs.append([flow.next_seq, flow.sent - flow.next_seq, start, stopped])
+        for flow in self.flows:
+            flow.finish(self.t0, stopped, self.period)
         return {
             "t0": self.t0, "stopped": stopped, "rate_hz": self.rate, "bin_s": BIN_S,
             "send_errors": self.send_errors,

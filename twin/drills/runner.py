@@ -7,6 +7,7 @@ never by sleeping a fixed time; the judgement is made afterwards from the record
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from twin.runtime.netns import EVENT_LOG
 from twin.runtime.state import LabState, lab_dir, node_dir, save_state
 
 Progress = Callable[[str], None]
+TOOLS = {"spine-silent": ("nft", "nftables"), "link-gray": ("iptables", "iptables")}
 GRAY_HOLD_MS = 3000   # a gray failure changes no routes, so it has no convergence to wait for
 
 
@@ -86,6 +88,11 @@ class Drill:
         self.scenario, self.slo, self.progress, self.opt = scenario, slo, progress, options
         self.steps, self.actions = plan_actions(scenario)
         self.faults = [resolve(plan, s) for s in self.steps]
+        for f in self.faults:
+            tool = TOOLS.get(f.kind)
+            if tool and shutil.which(tool[0]) is None:
+                raise DrillError(f"{f.kind} needs {tool[0]}, which is not installed: apt-get install {tool[1]} "
+                                 "(make lab-up installs it)")
         self.injector = Injector(runtime, state, plan)
         self.workdir = lab_dir(state.lab) / "drill"
         self.bgp_switches = [n for n in plan.switches if n.asn is not None]
