@@ -32,6 +32,8 @@ configs:
 
 bench:
 	$(PY) bench/lab_up.py
+	$(PY) bench/gnmi.py
+	$(PY) bench/drills.py
 
 clean: lab-down
 	rm -rf $(VENV) *.egg-info
