@@ -54,8 +54,9 @@ def drill(name: str, kind: str, repeat: int) -> dict[str, Any]:
     for f in ("detect_ms", "converge_ms", "loss_ms"):
         values = [r["recovery"][f] for r in runs if r["recovery"].get(f) is not None]
         out[f"recovery_{f}"] = statistics.median(values) if values else None
-    out["paths"] = [f"{min(r['paths_before'].values(), default=0)}->{min(r['paths_during'].values(), default=0)}"
-                    f"->{min(r['paths_after'].values(), default=0)}" for r in runs][0]
+    first = runs[0]
+    out["paths"] = "->".join(str(min(first[k].values(), default=0))
+                             for k in ("paths_before", "paths_during", "paths_after"))
     out["violations"] = sorted({v for r in runs for v in r["violations"]})
     out["notes"] = runs[-1]["notes"][1:]
     return out

@@ -153,18 +153,44 @@ def test_bad_target_exits_2(lab: str) -> None:
     assert "'leaf1' is not a spine" in proc.stderr
 
 
+def _wait_for(cond: Any, timeout: float = 30) -> bool:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_interrupted_drill_takes_its_fault_back(lab: str) -> None:
+    """Ctrl-C while spine2 is silent: the nftables drop goes away and the fabric comes back."""
+    proc = subprocess.Popen([*TWIN, "drill", "spine-silent", "--target", "spine2", "--name", lab],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+
+    def tables() -> str:
+        return subprocess.run(["ip", "netns", "exec", f"tw.{lab}.spine2", "nft", "list", "tables"],
+                              capture_output=True, text=True).stdout
+
+    assert _wait_for(lambda: "twin_drill_silent" in tables())
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    assert "twin_drill_silent" not in tables()
+    assert _wait_for(lambda: twin_json("status", "--name", lab, check=False)["healthy"], timeout=60)
+
+
 def test_a_drill_that_cannot_restore_says_so_and_marks_the_lab(lab: str) -> None:
     """bgpd on the spine dies during the fault: the restore cannot bring the fabric back."""
     proc = subprocess.Popen([*TWIN, "drill", "spine-loss", "--target", "spine1", "--name", lab, "--json",
                              "--recovery-timeout", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=REPO)
     pidfile = Path(f"/run/twin/{lab}/nodes/spine1/bgpd.pid")
-    deadline = time.time() + 30
-    while time.time() < deadline:  # wait for the fault: spine1's links go down
+
+    def spine1_down() -> bool:  # the fault is in place: spine1's links are down
         out = subprocess.run(["ip", "-n", f"tw.{lab}.spine1", "-br", "link"], capture_output=True, text=True).stdout
-        if "Ethernet0" in out and "DOWN" in out.split("Ethernet0")[1].split("\n")[0]:
-            break
-        time.sleep(0.05)
+        return "Ethernet0" in out and "DOWN" in out.split("Ethernet0")[1].split("\n")[0]
+
+    assert _wait_for(spine1_down)
     os.kill(int(pidfile.read_text()), signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 1, stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
 
 from twin.drills.models import DrillReport, Scenario
@@ -9,7 +10,7 @@ from twin.drills.runner import Drill, Options, Progress
 from twin.drills.settings import load_settings
 from twin.errors import TwinError
 from twin.runtime.base import get_runtime
-from twin.runtime.state import load_plan, load_state
+from twin.runtime.state import lab_dir, load_plan, load_state
 
 
 def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
@@ -21,7 +22,12 @@ def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
     kind = scenario.steps[0].kind
     slo = load_settings(lab).slo_for(kind if len(scenario.steps) == 1 else "scenario", scenario)
     drill = Drill(get_runtime(state.runtime), state, plan, scenario, slo, progress, options or Options())
-    return drill.run()
+    with open(lab_dir(lab) / "drill.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise TwinError(f"another drill is running on lab '{lab}'; wait for it to finish") from None
+        return drill.run()
 
 
 def write_reports(report: DrillReport, directory: Path) -> list[Path]:

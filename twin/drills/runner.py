@@ -102,6 +102,7 @@ class Drill:
         self.notes: list[str] = []
         self.spec: dict[str, Any] = {}
         self.mtu_detect_ms: float | None = None
+        self._active: set[int] = set()
 
     # -- the oracle for a set of active faults -------------------------------------------------
 
@@ -140,7 +141,11 @@ class Drill:
                 paths_before = flow_paths(self.plan, self.runtime, self.state, spec)
                 fib_before = fibs.snapshot()
                 zero = time.time()
-                during = self._execute(zero)
+                try:
+                    during = self._execute(zero)
+                except BaseException:
+                    self._restore_all()
+                    raise
                 paths_during = during.get("paths", {})
                 fib_during = during.get("fib", fib_before)
                 restored, t_recovered, why = self._await_recovery()
@@ -149,7 +154,6 @@ class Drill:
                 fib_after = fibs.snapshot()
                 self.logs.poll()
                 result = probe.stop()
-            ended = time.time()
         if restored:
             health = check_health(self.state, self.plan)
             self.checks["health_after"] = health.healthy
@@ -157,6 +161,7 @@ class Drill:
                 restored = False
                 why = "; ".join(f"{r.name}: {i.subject} {i.message}" for r in health.results
                                 for i in r.failures[:3])
+        ended = time.time()
         report = self._report(result, spec, zero, t_before, during, t_recovered, restored, why,
                               paths_before, paths_during, paths_after, fib_before, fib_during, fib_after,
                               counters.samples)
@@ -164,6 +169,15 @@ class Drill:
         self._judge(report, result, t_recovered)
         self._mark(report, why)
         return report
+
+    def _restore_all(self) -> None:
+        """After an error or Ctrl-C mid-drill: take back every fault still in place, best effort."""
+        for index in sorted(self._active, reverse=True):
+            try:
+                self.injector.apply(self.faults[index], self.steps[index], inject=False)
+            except Exception as exc:  # keep restoring the others; say what could not be undone
+                self.notes.append(f"could not restore {self.faults[index].kind} {self.faults[index].target}: {exc}")
+        self._active.clear()
 
     def _wait(self, seconds: float, until: Callable[[], bool] | None = None) -> bool:
         """Watch for `seconds` (or until the condition holds); True if the condition was met."""
@@ -189,6 +203,7 @@ class Drill:
             raise DrillError(f"could not restore {fault.kind} on {fault.target}: {exc}; "
                              "the lab is left as it is for inspection") from exc
         (active.add if action.inject else active.discard)(action.index)
+        self._active = set(active)
         if fault.kind == "mtu-mismatch":
             self._mtu_checks(fault, caught=action.inject)
 
