@@ -338,6 +338,32 @@ def drill(kind: Annotated[str | None, typer.Argument(
 
 
 @app.command()
+def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/config_db.json")],
+             lab: Annotated[Path | None, typer.Option(help="lab file whose `roce:` section sets the RoCE "
+                                                           "MTU, lossless priorities and traffic classes")] = None,
+             as_json: JsonOpt = False) -> None:
+    """Static checks of generated configs (no root): per-switch schema, BGP sessions both ways, ASNs,
+    duplicate addresses and router ids, ECMP width, link MTUs, RoCE QoS consistency."""
+    import time
+
+    from twin.lab import load_lab
+    from twin.validate.api import validate_folder
+
+    start = time.monotonic()
+    roce = load_lab(lab).roce if lab is not None else None
+    count, findings = validate_folder(configs, roce)
+    seconds = round(time.monotonic() - start, 3)
+    if as_json:
+        _emit_json({"configs": str(configs), "switches": count, "passed": not findings, "seconds": seconds,
+                    "findings": [f.__dict__ for f in findings]})
+    else:
+        for f in findings:
+            out.print(escape(str(f)), soft_wrap=True)
+        out.print(f"{count} switches, {len(findings)} findings, {seconds:g} s")
+    raise typer.Exit(1 if findings else 0)
+
+
+@app.command()
 def cli(node: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], name: NameOpt = None) -> None:
     """Open the switch's SONiC-like shell over SSH (show ip bgp summary, show ip route, vtysh ...)."""
     import os

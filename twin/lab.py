@@ -13,6 +13,7 @@ from twin.plan.allocate import plan_topology
 from twin.plan.models import Plan
 from twin.topology.loader import load_topology, pydantic_problems
 from twin.topology.source import load_yaml
+from twin.validate.qos import RoceSettings
 
 
 class HealthSettings(BaseModel):
@@ -41,6 +42,7 @@ class LabFile(BaseModel):
     gnmi: GnmiSettings = GnmiSettings()
     slo: dict[str, Slo] = Field({}, description="limits per drill kind (or 'default') that drills must meet")
     drills: list[LabDrill] = Field([], description="the drills `twin ci` and `twin rehearse` run")
+    roce: RoceSettings = RoceSettings()
 
 
 class Lab(BaseModel):
@@ -50,6 +52,7 @@ class Lab(BaseModel):
     health: HealthSettings
     gnmi: GnmiSettings = GnmiSettings()
     drills: DrillSettings = DrillSettings()
+    roce: RoceSettings = RoceSettings()
     plan: Plan
 
 
@@ -88,6 +91,6 @@ def load_lab(path: Path) -> Lab:
             raise PlanError(problems)
         plan = plan_topology(load_topology(topo_path))
         return Lab(name=spec.name, runtime=spec.runtime, health=spec.health, gnmi=spec.gnmi, drills=settings,
-                   plan=plan)
+                   roce=spec.roce, plan=plan)
     plan = plan_topology(load_topology(path))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)
