@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(frr frr-pythontools iproute2 iputils-ping fping traceroute procps python3-venv openssh-client sshpass
-              nftables iptables)
+              nftables iptables libyang2-tools)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -341,8 +341,11 @@ def drill(kind: Annotated[str | None, typer.Argument(
 def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/config_db.json")],
              lab: Annotated[Path | None, typer.Option(help="lab file whose `roce:` section sets the RoCE "
                                                            "MTU, lossless priorities and traffic classes")] = None,
+             models: Annotated[Path | None, typer.Option(help="sonic-yang-models folder (default: "
+                                                             "$TWIN_SONIC_YANG, or one beside the repository)")] = None,
+             no_yang: Annotated[bool, typer.Option("--no-yang", help="skip the SONiC YANG check")] = False,
              as_json: JsonOpt = False) -> None:
-    """Static checks of generated configs (no root): per-switch schema, BGP sessions both ways, ASNs,
+    """Static checks of generated configs (no root): SONiC YANG, per-switch schema, BGP sessions both ways, ASNs,
     duplicate addresses and router ids, ECMP width, link MTUs, RoCE QoS consistency."""
     import time
 
@@ -351,7 +354,7 @@ def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/co
 
     start = time.monotonic()
     roce = load_lab(lab).roce if lab is not None else None
-    count, findings = validate_folder(configs, roce)
+    count, findings = validate_folder(configs, roce, models, yang=not no_yang)
     seconds = round(time.monotonic() - start, 3)
     if as_json:
         _emit_json({"configs": str(configs), "switches": count, "passed": not findings, "seconds": seconds,

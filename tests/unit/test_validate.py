@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from twin.errors import PlanError
+from twin.errors import PlanError, TwinError
 from twin.validate.api import validate_folder
 from twin.validate.qos import RoceSettings
+from twin.validate.yang import find_models, locate, parse_tree, to_xml
 
 REPO = Path(__file__).resolve().parents[2]
 Db = dict[str, Any]
@@ -142,3 +143,106 @@ def test_unreadable_input_is_an_error_not_a_finding(configs: Path) -> None:
     empty.mkdir()
     with pytest.raises(PlanError, match=r"no config_db\.json files found"):
         validate_folder(empty)
+
+
+MODELS = find_models()
+needs_models = pytest.mark.skipif(MODELS is None, reason="SONiC YANG models not found: set TWIN_SONIC_YANG")
+
+
+def _admin(db: Db) -> None:
+    db["PORT"]["Ethernet0"]["admin_status"] = "upp"
+
+
+def _speed(db: Db) -> None:
+    db["PORT"]["Ethernet4"]["speed"] = "9999999"
+
+
+def _dangling_wred(db: Db) -> None:
+    db["QUEUE"]["Ethernet128|3"]["wred_profile"] = "NOPE"
+
+
+def _unknown_table(db: Db) -> None:
+    db["NOT_A_SONIC_TABLE"] = {"x": {"a": "b"}}
+
+
+YANG_CASES = [
+    ("bad admin_status", _admin,
+     'PORT|Ethernet0 admin_status: SONiC YANG: Invalid enumeration value "upp"; use a value SONiC\'s model accepts'),
+    ("speed out of range", _speed,
+     'PORT|Ethernet4 speed: SONiC YANG: Unsatisfied range - value "9999999" is out of the allowed range; '
+     "use a value SONiC's model accepts"),
+    ("dangling leafref", _dangling_wred,
+     'QUEUE|Ethernet128|3 wred_profile: SONiC YANG: Invalid leafref value "NOPE" - no target instance '
+     '"/wrd:sonic-wred-profile/wrd:WRED_PROFILE/wrd:WRED_PROFILE_LIST/wrd:name" with the same value; '
+     "use a value SONiC's model accepts"),
+    ("unknown table", _unknown_table,
+     "NOT_A_SONIC_TABLE: no SONiC YANG model defines this table; check the table and key against SONiC's YANG models"),
+]
+
+
+@needs_models
+@pytest.mark.parametrize(("change", "expected"), [c[1:] for c in YANG_CASES], ids=[c[0] for c in YANG_CASES])
+def test_sonic_yang_rejects(configs: Path, change: Callable[[Db], None], expected: str) -> None:
+    path = edit(configs, "leaf1", change)
+    _, findings = validate_folder(configs, models=MODELS)
+    lines = [str(f) for f in findings if f.check == "yang"]
+    assert lines == [f"{path}: {expected}"]
+
+
+@needs_models
+def test_every_pinpointed_yang_error_is_reported(configs: Path) -> None:
+    path = edit(configs, "leaf1", lambda db: (_admin(db), _speed(db)))
+    _, findings = validate_folder(configs, models=MODELS)
+    assert sorted(f.where for f in findings if f.check == "yang") == ["PORT|Ethernet0 admin_status",
+                                                                      "PORT|Ethernet4 speed"]
+    assert all(f.file == path for f in findings)
+
+
+def test_missing_models_are_an_error_that_says_where_to_look(configs: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TWIN_SONIC_YANG", str(tmp_path / "nowhere"))
+    with pytest.raises(TwinError, match="--models or TWIN_SONIC_YANG"):
+        validate_folder(configs, models=tmp_path / "nowhere")
+    assert validate_folder(configs, yang=False)[1] == []
+
+
+TREE = """module: sonic-queue
+  +--rw sonic-queue
+     +--rw QUEUE
+        +--rw QUEUE_LIST* [ifname qindex]
+        |  +--rw ifname          union
+        |  +--rw qindex          string
+        |  +--rw wred_profile?   -> /wrd:sonic-wred-profile/wrd:WRED_PROFILE/wrd:WRED_PROFILE_LIST/wrd:name
+        +--rw VOQ_QUEUE_LIST* [hostname asic_name ifname qindex]
+           +--rw hostname        stypes:hostname
+module: sonic-dscp-tc-map
+  +--rw sonic-dscp-tc-map
+     +--rw DSCP_TO_TC_MAP
+        +--rw DSCP_TO_TC_MAP_LIST* [name]
+           +--rw name    string
+           +--rw DSCP_TO_TC_MAP* [dscp]
+              +--rw dscp    string
+              +--rw tc?     stypes:tc_type
+"""
+
+
+def test_config_db_becomes_yang_instance_data() -> None:
+    index = parse_tree(TREE, {"sonic-queue": "urn:q", "sonic-dscp-tc-map": "urn:d"})
+    assert [x["keys"] for x in index["QUEUE"]["lists"]] == [["ifname", "qindex"],
+                                                            ["hostname", "asic_name", "ifname", "qindex"]]
+    assert index["DSCP_TO_TC_MAP"]["lists"][0]["map"] == {"name": "DSCP_TO_TC_MAP", "key": "dscp", "value": "tc"}
+    xml, problems = to_xml({"QUEUE": {"Ethernet0|3": {"wred_profile": "W"}, "a|b|c": {}},
+                            "DSCP_TO_TC_MAP": {"ROCE": {"26": "3"}}, "BFD_PROFILE": {"twin": {}}}, index)
+    assert '<sonic-queue xmlns="urn:q"><QUEUE><QUEUE_LIST><ifname>Ethernet0</ifname><qindex>3</qindex>' \
+           "<wred_profile>W</wred_profile></QUEUE_LIST></QUEUE></sonic-queue>" in xml
+    assert "<DSCP_TO_TC_MAP_LIST><name>ROCE</name><DSCP_TO_TC_MAP><dscp>26</dscp><tc>3</tc>" in xml
+    assert problems == [("QUEUE|a|b|c", "", "a QUEUE key has 2, 4 part(s) separated by '|', this one has 3")]
+
+
+def test_libyang_paths_point_back_at_table_key_field() -> None:
+    assert locate("/sonic-port:sonic-port/PORT/PORT_LIST[name='Ethernet0']/admin_status") == \
+        ("PORT", "Ethernet0", "admin_status")
+    assert locate("/sonic-queue:sonic-queue/QUEUE/QUEUE_LIST[ifname='Ethernet0'][qindex='3']/wred_profile") == \
+        ("QUEUE", "Ethernet0|3", "wred_profile")
+    assert locate("/sonic-dscp-tc-map:sonic-dscp-tc-map/DSCP_TO_TC_MAP/DSCP_TO_TC_MAP_LIST[name='R']/"
+                  "DSCP_TO_TC_MAP[dscp='70']/tc") == ("DSCP_TO_TC_MAP", "R", "70")
