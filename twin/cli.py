@@ -87,41 +87,30 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        timeout: Annotated[float | None, typer.Option(help="seconds to wait for a healthy fabric")] = None,
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
-    from twin.checks.health import Health, wait_healthy
-    from twin.drills.settings import save_settings
+    from twin.checks.health import Health
     from twin.lab import load_lab
+    from twin.lifecycle import bring_up
     from twin.report.health import health_table, print_notes
-    from twin.runtime.base import check_lab_name, get_runtime
-    from twin.switch.agent_process import start_agent
+    from twin.runtime.base import check_lab_name
 
     lab = load_lab(target)
     lab_name = name or lab.name
     check_lab_name(lab_name, str(target) if not name else "--name")
-    rt = get_runtime(runtime or lab.runtime)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
                   TimeElapsedColumn(), console=console, transient=as_json) as progress:
         task = progress.add_task(f"up {lab_name}", total=None, info="")
+        wait = progress.add_task("converging", total=None, info="", visible=False)
 
         def on_step(step: str, done: int, total: int) -> None:
-            progress.update(task, description=f"up {lab_name}: {step}", completed=done, total=total)
-
-        state = rt.up(lab_name, lab.plan, on_step)
-        progress.update(task, description=f"up {lab_name}: starting gNMI agents")
-        try:
-            start_agent(state, lab.plan, lab.gnmi)
-            save_settings(lab_name, lab.drills)
-        except BaseException:
-            rt.down(lab_name)
-            raise
-        wait = progress.add_task("converging", total=None, info="")
+            progress.update(task, description=f"up {lab_name}: {step}", completed=done, total=total or None)
 
         def on_poll(h: Health) -> None:
             full = sum(1 for v in h.ecmp.values() if v["min"] == v["max"] and v["min"] > 0)
-            progress.update(wait, total=h.bgp["total"] or 1, completed=h.bgp["established"],
+            progress.update(wait, visible=True, total=h.bgp["total"] or 1, completed=h.bgp["established"],
                             info=f"BGP {h.bgp['established']}/{h.bgp['total']}, "
                                  f"ECMP full on {full}/{len(h.ecmp)} leaves")
 
-        health = wait_healthy(state, lab.plan, timeout or lab.health.timeout_s, on_poll)
+        state, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout)
     if as_json:
         _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
                     "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes})
@@ -364,6 +353,36 @@ def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/co
             out.print(escape(str(f)), soft_wrap=True)
         out.print(f"{count} switches, {len(findings)} findings, {seconds:g} s")
     raise typer.Exit(1 if findings else 0)
+
+
+@app.command(name="ci")
+def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo: are run and judged)")],
+        configs: Annotated[Path | None, typer.Option(help="folder of <switch>/config_db.json to gate "
+                                                         "(default: the configs twin generates)")] = None,
+        junit: Annotated[Path | None, typer.Option(help="write JUnit XML here")] = None,
+        summary: Annotated[Path | None, typer.Option(help="write a Markdown summary here")] = None,
+        name: Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: ci + random)")] = None,
+        runtime: Annotated[str | None, typer.Option(help="netns (default)")] = None,
+        as_json: JsonOpt = False) -> None:
+    """Gate configs in CI: validate, up, push, verify, drills, down. Exit 0 passed, 1 failed, 2 bad input."""
+    from twin.ci import run_ci
+    from twin.report.ci import ci_markdown
+    from twin.report.junit import write_junit
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task("ci", total=None)
+        report = run_ci(lab, configs, name, runtime, lambda s: progress.update(task, description=f"ci: {s}"))
+    if junit is not None:
+        write_junit(junit, f"twin.ci.{lab.stem}", report.results, report.seconds)
+    markdown = ci_markdown(report)
+    if summary is not None:
+        summary.write_text(markdown)
+    if as_json:
+        _emit_json(report.model_dump(mode="json", exclude={"drills": {"__all__": {"timeline"}}}))
+    else:
+        out.print(markdown, markup=False, soft_wrap=True)
+    raise typer.Exit(0 if report.passed else 1)
 
 
 @app.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import fcntl
 from pathlib import Path
 
-from twin.drills.models import DrillReport, Scenario
+from twin.drills.models import DrillReport, Scenario, Slo
 from twin.drills.runner import Drill, Options, Progress
 from twin.drills.settings import load_settings
 from twin.errors import TwinError
@@ -14,14 +14,15 @@ from twin.runtime.state import lab_dir, load_plan, load_state
 
 
 def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
-              options: Options | None = None) -> DrillReport:
+              options: Options | None = None, slo: Slo | None = None) -> DrillReport:
+    """Run one drill; `slo` (a lab drill's own limits) goes over the lab's limits for the kind."""
     state = load_state(lab)
     if state is None or state.phase != "up":
         raise TwinError(f"lab '{lab}' is not running; start it with 'twin up'")
     plan = load_plan(lab)
     kind = scenario.steps[0].kind
-    slo = load_settings(lab).slo_for(kind if len(scenario.steps) == 1 else "scenario", scenario)
-    drill = Drill(get_runtime(state.runtime), state, plan, scenario, slo, progress, options or Options())
+    limits = load_settings(lab).slo_for(kind if len(scenario.steps) == 1 else "scenario", scenario).merged(slo)
+    drill = Drill(get_runtime(state.runtime), state, plan, scenario, limits, progress, options or Options())
     with open(lab_dir(lab) / "drill.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

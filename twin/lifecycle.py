@@ -1,0 +1,25 @@
+"""Bring a lab up (runtime, gNMI agents, drill settings) and wait until it is healthy: what
+`twin up` and `twin ci` share."""
+
+from __future__ import annotations
+
+from twin.checks.health import Health, HealthProgress, wait_healthy
+from twin.drills.settings import save_settings
+from twin.lab import Lab
+from twin.runtime.base import ProgressFn, get_runtime
+from twin.runtime.state import LabState
+from twin.switch.agent_process import start_agent
+
+
+def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_poll: HealthProgress,
+             timeout: float | None = None) -> tuple[LabState, Health]:
+    rt = get_runtime(runtime or lab.runtime)
+    state = rt.up(name, lab.plan, on_step)
+    on_step("starting gNMI agents", 0, 0)
+    try:
+        start_agent(state, lab.plan, lab.gnmi)
+        save_settings(name, lab.drills)
+    except BaseException:
+        rt.down(name)
+        raise
+    return state, wait_healthy(state, lab.plan, timeout or lab.health.timeout_s, on_poll)
