@@ -386,6 +386,34 @@ def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo:
 
 
 @app.command()
+def rehearse(change: Annotated[Path, typer.Argument(help="folder of <switch>/config_db.json, or a YAML/JSON file "
+                                                         "of per-switch patches (null removes)")],
+             name: NameOpt = None,
+             batch: Annotated[int, typer.Option(help="switches changed at once before verifying")] = 1,
+             summary: Annotated[Path | None, typer.Option(help="write a Markdown report here")] = None,
+             as_json: JsonOpt = False) -> None:
+    """Try a change on the running twin: diff, validate, apply in batches with verification, run the
+    lab's drills, roll everything back if anything fails. Your files are only read."""
+    from twin.rehearse import Rehearsal
+    from twin.report.ci import rehearsal_markdown
+
+    lab_name = _resolve_name(name)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task("rehearse", total=None)
+        report = Rehearsal(lab_name, change, batch,
+                           lambda s: progress.update(task, description=f"rehearse: {s}")).run()
+    markdown = rehearsal_markdown(report)
+    if summary is not None:
+        summary.write_text(markdown)
+    if as_json:
+        _emit_json(report.model_dump(mode="json"))
+    else:
+        out.print(markdown, markup=False, soft_wrap=True)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+@app.command()
 def cli(node: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], name: NameOpt = None) -> None:
     """Open the switch's SONiC-like shell over SSH (show ip bgp summary, show ip route, vtysh ...)."""
     import os

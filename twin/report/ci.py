@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from twin.ci import CiReport
+from twin.rehearse import RehearsalReport
 
 ICON = {"success": "pass", "failure": "FAIL", "error": "ERROR", "skipped": "skip"}
 
@@ -24,4 +25,24 @@ def ci_markdown(r: CiReport) -> str:
                 return "-" if v is None else f"{v:g} ms"
             lines.append(f"| {d.drill} {d.target} | {ms(d.detect_ms)} | {ms(d.converge_ms)} | {ms(d.loss_ms)} | "
                          f"{ms(d.recovery.get('converge_ms'))} | {d.cycle_s:g} s | {'yes' if d.passed else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
+def rehearsal_markdown(r: RehearsalReport) -> str:
+    if r.passed:
+        verdict = "passed: the change is live on the twin"
+    else:
+        verdict = f"FAILED at {r.stopped_at}; " + ("every switch was rolled back and verified" if r.rolled_back
+                                                   else "nothing was changed" if r.stopped_at in ("diff", "validate")
+                                                   else "ROLLBACK INCOMPLETE, see below")
+    lines = [f"## twin rehearse {r.change}: {verdict}", ""]
+    for d in r.diffs:
+        lines.append(f"### {d.switch}")
+        lines += [f"- added {k}" for k in d.added] + [f"- removed {k}" for k in d.removed]
+        lines += [f"- {c}" for c in d.changed]
+        lines.append("")
+    lines += ["| step | result | details |", "|---|---|---|"]
+    for c in r.results:
+        detail = "; ".join(f"{i.subject}: {i.message}" for i in c.failures[:3])
+        lines.append(f"| {c.name} | {ICON[c.status]} | {detail.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
