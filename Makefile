@@ -5,7 +5,7 @@ NAME ?=
 VENV ?= .venv
 PY := $(VENV)/bin/python
 TWIN := $(VENV)/bin/twin
-GOLDEN_LABS := default rail
+GOLDEN_LABS := default rail gate
 
 .PHONY: lab-up lab-down test unit lint configs bench deps clean
 

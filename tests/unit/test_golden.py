@@ -18,7 +18,7 @@ from twin.render.write import rendered_files, write_configs
 from twin.topology.loader import load_topology
 
 GOLDEN = Path(__file__).parent / "golden"
-GOLDEN_LABS = ("default", "rail")  # as GOLDEN_LABS in the Makefile
+GOLDEN_LABS = ("default", "rail", "gate")  # as GOLDEN_LABS in the Makefile
 
 
 def _read_tree(root: Path) -> dict[str, str]:

@@ -48,6 +48,7 @@ from twin.switch.kernel import kernel_lines
 MGMT_SPACE = IPv4Network("172.20.0.0/14")
 EVENT_LOG = "frr.log"   # every daemon's informational log, microsecond timestamps
 WORKERS = 8
+LINK_INDEX, MGMT_INDEX = 1000, 900000   # interface indexes of link and management veth ends
 
 
 def node_netns(lab: str, node: str) -> str:
@@ -190,16 +191,21 @@ class NetnsRuntime:
         host_lines = [f"link add name tw-{lab} type veth peer name up0 netns {mgmt}"]
         mgmt_lines = ["link set dev lo up", "link add br0 type bridge", "link set dev br0 up",
                       "link set dev up0 master br0 up"]
+        # Both ends of every veth get their own ifindex. When the two ends of a pair share one
+        # (easy across namespaces), the kernel's linkwatch treats a carrier change as non-urgent and
+        # may sit on it for up to a second: a spine's link going down would then reach the leaf late.
         for i, n in enumerate(switches):
-            host_lines.append(f"link add name eth0 netns {node_netns(lab, n.name)} type veth "
-                              f"peer name m{i} netns {mgmt}")
+            host_lines.append(f"link add name eth0 index {MGMT_INDEX + 2 * i} netns {node_netns(lab, n.name)} "
+                              f"type veth peer name m{i} index {MGMT_INDEX + 2 * i + 1} netns {mgmt}")
             mgmt_lines.append(f"link set dev m{i} master br0 up")
         progress(f"wiring {len(plan.links)} links", 0, nodes)
-        for link in plan.links:
+        for k, link in enumerate(plan.links):
             a, b = plan.node(link.a_node), plan.node(link.b_node)
             host_lines.append(
-                f"link add name {a.iface(link.a_iface).kernel} netns {node_netns(lab, a.name)} type veth "
-                f"peer name {b.iface(link.b_iface).kernel} netns {node_netns(lab, b.name)}")
+                f"link add name {a.iface(link.a_iface).kernel} index {LINK_INDEX + 2 * k} "
+                f"netns {node_netns(lab, a.name)} type veth "
+                f"peer name {b.iface(link.b_iface).kernel} index {LINK_INDEX + 2 * k + 1} "
+                f"netns {node_netns(lab, b.name)}")
         ip_batch(host_lines, path=lab_dir(lab) / "wiring.batch")
         ip_batch(mgmt_lines, netns=mgmt)
         ip_batch([f"address add {hosts[0]}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
