@@ -23,7 +23,7 @@ def test_generated_configs_pass_the_gate(tmp_path: Path) -> None:
                 check=False, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     names = {c.get("name") for c in ET.parse(junit).getroot().iter("testcase")}
-    assert {"validate qos", "push", "link-mtu", "drill spine-loss spine2", "drill link-down leaf4:Ethernet140"} <= names
+    assert {"validate qos", "push", "link-mtu", "drill spine-loss spine2", "drill link-down leaf4:Ethernet128"} <= names
     assert leftovers(name) == []
 
 
@@ -55,5 +55,5 @@ def test_mtu_change_on_every_switch_at_once_goes_live(gate: str) -> None:
     report = json.loads(proc.stdout)
     assert proc.returncode == 0, report["results"]
     assert [r["name"] for r in report["results"]][-2:] == ["drill spine-loss spine2",
-                                                          "drill link-down leaf4:Ethernet140"]
+                                                          "drill link-down leaf4:Ethernet128"]
     assert mtu(gate, "leaf1", "Ethernet128") == mtu(gate, "spine1", "Ethernet0") == "9216"
