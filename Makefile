@@ -34,6 +34,7 @@ bench:
 	$(PY) bench/lab_up.py
 	$(PY) bench/gnmi.py
 	$(PY) bench/drills.py
+	$(PY) bench/ci.py
 
 clean: lab-down
 	rm -rf $(VENV) *.egg-info

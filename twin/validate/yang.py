@@ -282,17 +282,20 @@ def yang_findings(cfgs: list[SwitchConfig], models: Path) -> list[Finding]:
     out: list[Finding] = []
     pending: dict[str, ConfigDb] = {}
     dropped: dict[str, set[str]] = {}
+    copied: set[str] = set()
     by_name = {c.name: c for c in cfgs}
+    docs: dict[str, str] = {}
     for cfg in cfgs:
-        _, problems = to_xml(cfg.db, index)
+        docs[cfg.name], problems = to_xml(cfg.db, index)
         for where, field, message in problems:
             out.append(Finding("yang", cfg.file, f"{where} {field}".strip(), message,
                                "check the table and key against SONiC's YANG models"))
-        pending[cfg.name] = copy.deepcopy(cfg.db)
+        pending[cfg.name] = cfg.db
     for _ in range(ROUNDS):
         if not pending:
             break
-        failures = _run(cache, {n: to_xml(db, index)[0] for n, db in pending.items()})
+        failures = _run(cache, {n: docs.get(n) or to_xml(db, index)[0] for n, db in pending.items()})
+        docs = {}
         still: dict[str, ConfigDb] = {}
         for name, (message, path) in failures.items():
             table, key, field = locate(path)
@@ -302,6 +305,9 @@ def yang_findings(cfgs: list[SwitchConfig], models: Path) -> list[Finding]:
             where = f"{table}|{key} {field}".strip() if table else "(document)"
             out.append(Finding("yang", by_name[name].file, where, f"SONiC YANG: {message.rstrip('.')}",
                                "use a value SONiC's model accepts"))
+            if name not in copied:  # the user's config is never changed, only this copy
+                pending[name] = copy.deepcopy(pending[name])
+                copied.add(name)
             if table and _drop(pending[name], table, key, field):
                 dropped.setdefault(name, set()).add(field)
                 still[name] = pending[name]
