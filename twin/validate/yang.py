@@ -73,7 +73,21 @@ def prepare(models: Path) -> Path:
         return cache
     if shutil.which("yanglint") is None:
         raise TwinError("yanglint is not installed: apt-get install libyang2-tools (make lab-up installs it)")
-    tmp = Path(tempfile.mkdtemp(dir=_cache_root().parent if _cache_root().parent.exists() else None))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    # built beside its final place, so the rename is atomic and never crosses file systems
+    tmp = Path(tempfile.mkdtemp(dir=cache.parent, prefix=".build-"))
+    try:
+        index = _index(models, files, tmp)
+        (tmp / "index.json").write_text(json.dumps(index))
+        if not cache.exists():
+            tmp.rename(cache)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return cache
+
+
+def _index(models: Path, files: list[Path], tmp: Path) -> dict[str, Any]:
+    """Render the templates, copy the models into `tmp` and index the schema tree yanglint prints."""
     for f in files:
         if f.suffix == ".j2":  # SONiC renders these at build time; the non-CVL flavour is the one it validates with
             text = jinja2.Template(f.read_text()).render(yang_model_type="py")
@@ -84,14 +98,7 @@ def prepare(models: Path) -> Path:
                           capture_output=True, text=True, env=_env(tmp))
     if proc.returncode != 0:
         raise TwinError(f"yanglint could not load the SONiC models in {models}: {proc.stderr.strip()[-400:]}")
-    index = parse_tree(proc.stdout, {p.stem: _namespace(p) for p in tmp.glob("*.yang")})
-    (tmp / "index.json").write_text(json.dumps(index))
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    if cache.exists():
-        shutil.rmtree(tmp)
-    else:
-        tmp.rename(cache)
-    return cache
+    return parse_tree(proc.stdout, {p.stem: _namespace(p) for p in tmp.glob("*.yang")})
 
 
 def _namespace(path: Path) -> str:
