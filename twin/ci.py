@@ -17,9 +17,9 @@ from pydantic import BaseModel
 from twin.checks.catalog import verify_checks
 from twin.checks.health import Health, evaluate, wait_healthy
 from twin.checks.result import CheckResult, ItemResult, summarize
-from twin.drills.api import run_drill
-from twin.drills.models import DrillReport, LabDrill, Scenario
-from twin.drills.settings import load_scenario, single
+from twin.drills.api import as_check_result, run_drill
+from twin.drills.models import DrillReport
+from twin.drills.settings import scenario_of
 from twin.gnmi.collect import collect as collect_gnmi
 from twin.gnmi.push import PushResult, push
 from twin.lab import Lab, load_lab
@@ -29,7 +29,6 @@ from twin.validate.api import validate_folder
 from twin.validate.findings import Finding
 
 CATEGORIES = ("yang", "schema", "bgp", "addressing", "ecmp", "mtu", "qos")
-DRILL_FIGURES = ("detect_ms", "detect_target_ms", "converge_ms", "loss_ms", "imbalance", "cycle_s")
 
 
 class CiReport(BaseModel):
@@ -59,22 +58,10 @@ def push_result(results: list[PushResult]) -> CheckResult:
     return summarize("push", "every switch accepted its config over gNMI", items)
 
 
-def drill_result(report: DrillReport) -> CheckResult:
-    items = [ItemResult(subject=report.target, status="failure", message=v) for v in report.violations] or \
-        [ItemResult(subject=report.target, status="success", message="met its SLOs and restored the fabric")]
-    figures = {k: float(v) for k in DRILL_FIGURES if isinstance(v := getattr(report, k), int | float)}
-    figures.update({f"recovery_{k}": float(v) for k, v in report.recovery.items() if v is not None})
-    return summarize(f"drill {report.drill} {report.target}", f"failure drill {report.drill}", items, figures)
-
-
-def _scenario(d: LabDrill) -> Scenario:
-    return load_scenario(Path(d.scenario)) if d.scenario else single(str(d.kind), d.target)
-
-
 def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtime: str | None = None,
            progress: Callable[[str], None] = lambda s: None) -> CiReport:
     lab: Lab = load_lab(lab_path)
-    scenarios = [(_scenario(d), d.slo) for d in lab.drills.drills]  # bad scenario files fail before anything runs
+    scenarios = [(scenario_of(d), d.slo) for d in lab.drills.drills]  # bad scenario files fail before anything runs
     report = CiReport(lab=str(lab_path), name=name or f"ci{uuid.uuid4().hex[:6]}", passed=False)
     start = time.monotonic()
 
@@ -114,7 +101,7 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
             progress(f"drill: {scenario.name}")
             drill = run_drill(report.name, scenario, _prefixed(progress, f"drill {scenario.name}"), slo=slo)
             report.drills.append(drill)
-            report.results.append(drill_result(drill))
+            report.results.append(as_check_result(drill))
             if not drill.restored:
                 return stop("drills")
         report.passed = all(r.status in ("success", "skipped") for r in report.results)

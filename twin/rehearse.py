@@ -28,8 +28,8 @@ from pydantic import BaseModel
 from twin.checks.catalog import verify_checks
 from twin.checks.health import evaluate, wait_healthy
 from twin.checks.result import CheckResult, ItemResult, summarize
-from twin.drills.api import run_drill
-from twin.drills.settings import load_scenario, load_settings, single
+from twin.drills.api import as_check_result, run_drill
+from twin.drills.settings import load_settings, scenario_of
 from twin.errors import PlanError, Problem, TwinError
 from twin.gnmi.client import SwitchClient
 from twin.gnmi.collect import collect as collect_gnmi
@@ -131,19 +131,13 @@ class Rehearsal:
         self.change, self.batch, self.progress = change, max(1, batch), progress
         self.report = RehearsalReport(lab=lab, change=str(change))
 
-    def _client(self, name: str) -> SwitchClient:
-        target = gnmi_target(self.state, name)
-        if target is None:
-            raise TwinError(f"{name} has no gNMI agent")
-        return SwitchClient(name, target)
-
     def _read(self, name: str) -> dict[str, Any]:
-        with self._client(name) as sw:
+        with SwitchClient.of(self.state, name) as sw:
             value = sw.get(CONFIG_ROOT)
         return value if isinstance(value, dict) else {}
 
     def _write(self, name: str, config: dict[str, Any]) -> None:
-        with self._client(name) as sw:
+        with SwitchClient.of(self.state, name) as sw:
             sw.replace_config(config)
 
     def _verify(self, label: str) -> CheckResult:
@@ -199,14 +193,10 @@ class Rehearsal:
                     break
             else:
                 for listed in load_settings(self.state.lab).drills:
-                    scenario = (load_scenario(Path(listed.scenario)) if listed.scenario
-                                else single(str(listed.kind), listed.target))
+                    scenario = scenario_of(listed)
                     self.progress(f"drill {scenario.name}")
                     rep = run_drill(self.state.lab, scenario, slo=listed.slo)
-                    items = [ItemResult(subject=rep.target, status="failure", message=v) for v in rep.violations]
-                    r.results.append(summarize(f"drill {rep.drill} {rep.target}", "a drill on the changed fabric",
-                                               items or [ItemResult(subject=rep.target, status="success")],
-                                               {"loss_ms": rep.loss_ms}))
+                    r.results.append(as_check_result(rep))
                     if not rep.passed:
                         r.stopped_at = f"drill {rep.drill}"
                         break

@@ -5,12 +5,15 @@ from __future__ import annotations
 import fcntl
 from pathlib import Path
 
+from twin.checks.result import CheckResult, ItemResult, summarize
 from twin.drills.models import DrillReport, Scenario, Slo
 from twin.drills.runner import Drill, Options, Progress
 from twin.drills.settings import load_settings
 from twin.errors import TwinError
 from twin.runtime.base import get_runtime
 from twin.runtime.state import lab_dir, load_plan, load_state
+
+DRILL_FIGURES = ("detect_ms", "detect_target_ms", "converge_ms", "loss_ms", "imbalance", "cycle_s")
 
 
 def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
@@ -29,6 +32,15 @@ def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
         except BlockingIOError:
             raise TwinError(f"another drill is running on lab '{lab}'; wait for it to finish") from None
         return drill.run()
+
+
+def as_check_result(report: DrillReport) -> CheckResult:
+    """A drill in the one result model: its violations as failed items, its figures as measurements."""
+    items = [ItemResult(subject=report.target, status="failure", message=v) for v in report.violations] or \
+        [ItemResult(subject=report.target, status="success", message="met its SLOs and restored the fabric")]
+    figures = {k: float(v) for k in DRILL_FIGURES if isinstance(v := getattr(report, k), int | float)}
+    figures.update({f"recovery_{k}": float(v) for k, v in report.recovery.items() if v is not None})
+    return summarize(f"drill {report.drill} {report.target}", f"failure drill {report.drill}", items, figures)
 
 
 def write_reports(report: DrillReport, directory: Path) -> list[Path]:

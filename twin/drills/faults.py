@@ -18,7 +18,6 @@ from twin.plan.models import Plan
 from twin.runtime.base import Runtime
 from twin.runtime.shell import run
 from twin.runtime.state import LabState
-from twin.switch.agent_process import gnmi_target
 
 SILENT_TABLE = "twin_drill_silent"
 SILENT_RULES = f"""table inet {SILENT_TABLE} {{
@@ -46,12 +45,6 @@ class Injector:
         proc = run(self.runtime.exec_argv(self.state, node, cmd), input=input, check=False)
         if proc.returncode != 0:
             raise DrillError(f"{node}: {' '.join(cmd)} failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
-
-    def _gnmi(self, node: str) -> SwitchClient:
-        target = gnmi_target(self.state, node)
-        if target is None:
-            raise DrillError(f"{node} has no gNMI agent; this drill changes its config over gNMI")
-        return SwitchClient(node, target)
 
     def _end(self, fault: Fault) -> tuple[str, str]:
         node, port = fault.target.split(":")
@@ -89,13 +82,13 @@ class Injector:
         mine = [s for s in fault.sessions if s.node == node]
         if not mine:
             raise DrillError(f"{fault.target} carries no BGP session of {node}")
-        with self._gnmi(node) as sw:
+        with SwitchClient.of(self.state, node) as sw:
             sw.update(f"{CONFIG}/BGP_NEIGHBOR[key=default|{mine[0].peer_ip}]",
                       {"admin_status": "down" if inject else "up"})
 
     def _mtu(self, fault: Fault, step: Step, inject: bool) -> None:
         node, port = fault.target.split(":")
-        with self._gnmi(node) as sw:
+        with SwitchClient.of(self.state, node) as sw:
             if inject:
                 row = sw.get(f"{CONFIG}/PORT/{port}") or {}
                 self._saved[fault.target] = str(row.get("mtu", self.plan.fabric.mtu))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Kind = Literal["spine-loss", "spine-silent", "leaf-loss", "link-down", "link-flap", "link-gray",
                "session-reset", "mtu-mismatch"]
-KINDS: tuple[str, ...] = ("spine-loss", "spine-silent", "leaf-loss", "link-down", "link-flap", "link-gray",
-                          "session-reset", "mtu-mismatch")
+KINDS: tuple[str, ...] = get_args(Kind)
 # Kinds whose target is a node; the others take a link (`leaf1:spine1` or `leaf1:Ethernet128`).
 NODE_KINDS = {"spine-loss", "spine-silent", "leaf-loss"}
 

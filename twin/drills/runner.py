@@ -415,7 +415,6 @@ class Drill:
         sent = len(crossing) * (stop - start) * result["rate_hz"]
         lost = sum(r.count for r in measure.loss_runs(result) if r.flow in crossing and start <= r.t_start < stop)
         pct = 100 * lost / sent if sent else 0.0
-        self.gray_loss_pct = round(pct, 2)
         return (f"gray link: {len(crossing)} probe flows crossed it and lost {pct:.2f}% of their packets "
                 f"({self.steps[0].loss_pct:g}% injected); the fabric "
                 + ("noticed (sessions or routes changed)" if noticed else

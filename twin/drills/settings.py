@@ -59,6 +59,11 @@ def single(kind: str, target: str | None, **params: Any) -> Scenario:
     return Scenario(name=kind, steps=[Step.model_validate({"kind": kind, "target": target, **params})])
 
 
+def scenario_of(drill: LabDrill) -> Scenario:
+    """A drill a lab lists: its scenario file (already resolved to an absolute path), or its kind."""
+    return load_scenario(Path(drill.scenario)) if drill.scenario else single(str(drill.kind), drill.target)
+
+
 def save_settings(lab: str, settings: DrillSettings) -> None:
     (lab_dir(lab) / "drills.json").write_text(settings.model_dump_json(indent=1, exclude_none=True))
 

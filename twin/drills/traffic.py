@@ -2,7 +2,7 @@
 
 Flows run between one server NIC per leaf and the NIC on the next leaf (a ring), so every leaf
 sends and receives and every spine carries traffic. Each flow is a distinct UDP 5-tuple; the
-kernel's L4 multipath hash (fib_multipath_hash_policy=1) spreads them over the spines.
+switches' 5-tuple multipath hash (policy 3, see runtime/hostnet.py) spreads them over the spines.
 `ip route get ... ipproto udp sport S dport D` on the source leaf asks the kernel which next
 hop a flow takes, with the same hash as real packets.
 """

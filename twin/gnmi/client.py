@@ -14,6 +14,7 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 from pygnmi.client import gNMIclient
 
 from twin.errors import GnmiError
+from twin.runtime.state import LabState
 
 # pygnmi warns on every TLS connection with skip_verify, which is how twin's labs run.
 logging.getLogger("pygnmi").setLevel(logging.ERROR)
@@ -60,6 +61,16 @@ class SwitchClient:
             self._gc.set(replace=[("/sonic-db:CONFIG_DB/localhost/", config)], encoding="json_ietf")
         except Exception as exc:
             raise GnmiError(f"{self.name}: Set (replace CONFIG_DB) rejected: {exc}") from None
+
+    @classmethod
+    def of(cls, state: LabState, node: str) -> SwitchClient:
+        """The client for a lab's switch; GnmiError when the node has no agent (hosts, routers)."""
+        from twin.switch.agent_process import gnmi_target
+
+        target = gnmi_target(state, node)
+        if target is None:
+            raise GnmiError(f"{node} has no gNMI agent (only switches have one)")
+        return cls(node, target)
 
     def update(self, path: str, value: dict[str, Any]) -> None:
         """Merge `value` into the object at `path` (gNMI Set update)."""
