@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,3 +50,16 @@ def leftovers(lab: str) -> list[str]:
 def netns_exec(lab: str, node: str, *cmd: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["ip", "netns", "exec", f"tw.{lab}.{node}", *cmd], capture_output=True, text=True,
                           timeout=timeout)
+
+
+@contextmanager
+def running_lab(target: str | Path, prefix: str, check_clean: bool = False) -> Iterator[str]:
+    """A lab brought up healthy under a unique name, removed afterwards whatever happened."""
+    name = unique(prefix)
+    try:
+        assert twin_json("up", str(target), "--name", name)["healthy"]
+        yield name
+    finally:
+        twin("down", "--name", name, check=False)
+        if check_clean:
+            assert leftovers(name) == []

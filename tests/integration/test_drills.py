@@ -16,20 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import DATA, REPO, TWIN, leftovers, twin, twin_json, unique
+from labtools import DATA, REPO, TWIN, running_lab, twin, twin_json
 
 pytestmark = pytest.mark.needs_root
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[str]:
-    name = unique("d")
-    try:
-        assert twin_json("up", str(DATA / "drill.yaml"), "--name", name)["healthy"]
+    with running_lab(DATA / "drill.yaml", "d", check_clean=True) as name:
         yield name
-    finally:
-        twin("down", "--name", name, check=False)
-        assert leftovers(name) == []
 
 
 def drill(lab: str, *args: str) -> dict[str, Any]:

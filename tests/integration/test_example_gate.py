@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from labtools import REPO, leftovers, twin, twin_json, unique
+from labtools import REPO, leftovers, running_lab, twin, unique
 
 pytestmark = pytest.mark.needs_root
 CHANGE = REPO / "examples/changes/raise-mtu.yaml"
@@ -29,12 +29,8 @@ def test_generated_configs_pass_the_gate(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def gate() -> Iterator[str]:
-    name = unique("g")
-    try:
-        assert twin_json("up", "labs/gate.yaml", "--name", name)["healthy"]
+    with running_lab("labs/gate.yaml", "g") as name:
         yield name
-    finally:
-        twin("down", "--name", name, check=False)
 
 
 def mtu(lab: str, switch: str, port: str) -> str:

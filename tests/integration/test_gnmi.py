@@ -13,18 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import twin, twin_json, unique
+from labtools import running_lab, twin, twin_json, unique
 from pygnmi.client import gNMIclient
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[dict[str, Any]]:
-    name = unique("g")
-    try:
-        assert twin_json("up", "tests/integration/data/mini.yaml", "--name", name)["healthy"]
+    with running_lab("tests/integration/data/mini.yaml", "g") as name:
         yield twin_json("status", "--name", name)
-    finally:
-        twin("down", "--name", name, check=False)
 
 
 def client(status: dict[str, Any], node: str, **override: Any) -> gNMIclient:

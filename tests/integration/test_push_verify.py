@@ -12,17 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import REPO, twin, twin_json, unique
+from labtools import REPO, running_lab, twin, twin_json
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[dict[str, Any]]:
-    name = unique("v")
-    try:
-        assert twin_json("up", "tests/integration/data/mini.yaml", "--name", name)["healthy"]
+    with running_lab("tests/integration/data/mini.yaml", "v") as name:
         yield twin_json("status", "--name", name)
-    finally:
-        twin("down", "--name", name, check=False)
 
 
 def test_verify_passes_on_a_healthy_lab(lab: dict[str, Any], tmp_path: Path) -> None:

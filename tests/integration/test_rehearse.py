@@ -9,19 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from labtools import DATA, twin, twin_json, unique
+from labtools import DATA, running_lab, twin, twin_json
 
 pytestmark = pytest.mark.needs_root
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[str]:
-    name = unique("r")
-    try:
-        assert twin_json("up", str(DATA / "drill.yaml"), "--name", name)["healthy"]
+    with running_lab(DATA / "drill.yaml", "r") as name:
         yield name
-    finally:
-        twin("down", "--name", name, check=False)
 
 
 def running(lab: str, switch: str) -> dict[str, dict[str, dict[str, str]]]:
