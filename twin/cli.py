@@ -343,11 +343,14 @@ def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/co
 
     start = time.monotonic()
     roce = load_lab(lab).roce if lab is not None else None
-    count, findings = validate_folder(configs, roce, models, yang=not no_yang)
+    notes: list[str] = []
+    count, findings = validate_folder(configs, roce, models, yang=not no_yang, notes=notes)
+    for note in notes:
+        console.print(f"[bold yellow]{escape(note)}[/]")
     seconds = round(time.monotonic() - start, 3)
     if as_json:
         _emit_json({"configs": str(configs), "switches": count, "passed": not findings, "seconds": seconds,
-                    "findings": [f.__dict__ for f in findings]})
+                    "notes": notes, "findings": [f.__dict__ for f in findings]})
     else:
         for f in findings:
             out.print(escape(str(f)), soft_wrap=True)

@@ -170,7 +170,10 @@ class Rehearsal:
             for name in switches:
                 (Path(tmp) / name).mkdir()
                 (Path(tmp) / name / "config_db.json").write_text(json.dumps(new.get(name, current[name])))
-            _, findings = validate_folder(Path(tmp))
+            notes: list[str] = []
+            _, findings = validate_folder(Path(tmp), notes=notes)
+        if notes:
+            r.results.append(CheckResult(name="validate yang", description="; ".join(notes), status="skipped"))
         items = [ItemResult(subject=f"{Path(f.file).parent.name}: {f.where}", status="failure",
                             message=f"{f.message}; {f.fix}") for f in findings]
         r.results.append(summarize("validate", "static checks of the whole fabric with the change",

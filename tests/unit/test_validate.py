@@ -246,3 +246,12 @@ def test_libyang_paths_point_back_at_table_key_field() -> None:
         ("QUEUE", "Ethernet0|3", "wred_profile")
     assert locate("/sonic-dscp-tc-map:sonic-dscp-tc-map/DSCP_TO_TC_MAP/DSCP_TO_TC_MAP_LIST[name='R']/"
                   "DSCP_TO_TC_MAP[dscp='70']/tc") == ("DSCP_TO_TC_MAP", "R", "70")
+
+
+def test_without_any_models_the_yang_check_is_skipped_and_said(configs: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TWIN_SONIC_YANG", raising=False)
+    monkeypatch.setattr("twin.validate.api.find_models", lambda models: None)
+    notes: list[str] = []
+    assert validate_folder(configs, notes=notes) == (12, [])
+    assert notes and notes[0].startswith("SONiC YANG check SKIPPED: no models found")
