@@ -9,8 +9,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from twin.checks.base import Check, Outputs
+from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import established_counts
-from twin.checks.catalog import expected_ecmp, expected_sessions, health_checks
+from twin.checks.catalog import expected_bfd, expected_ecmp, expected_sessions, health_checks
 from twin.checks.collect import collect
 from twin.checks.ecmp import ecmp_summary
 from twin.checks.result import CheckResult
@@ -50,7 +51,10 @@ def wait_healthy(state: LabState, plan: Plan, timeout: float, on_poll: HealthPro
     """Poll the control plane until it converges, then check the data plane; bounded by timeout."""
     start = time.monotonic()
     checks = health_checks(plan)
-    control = [c for c in checks if "ping" not in c.needs]
+    # The control plane has settled when BFD is Up as well: BGP can be Established while BFD still
+    # comes up (or flaps under bring-up load), and a BFD flap takes BGP down again a moment later.
+    bfd = expected_bfd(plan)
+    control = [c for c in checks if "ping" not in c.needs] + ([BfdSessionsUp(BfdInput(peers=bfd))] if bfd else [])
     while True:
         health = evaluate(plan, control, collect(state, control))
         health.seconds = time.monotonic() - start
