@@ -101,13 +101,20 @@ def test_link_flap_reports_every_flap(lab: str) -> None:
 
 
 def test_link_gray_loses_packets_the_fabric_may_not_see(lab: str) -> None:
-    doc = drill(lab, "link-gray", "--target", "leaf1:spine1", "--loss-pct", "20")
+    # 5 % each way: BFD 100 ms x 3 then rarely loses 3 packets in a row, so the fabric usually does not
+    # notice. When it does (a BFD flap under random loss is real), traffic leaves the link and the
+    # flows that crossed it lose less: the report must then say the fabric noticed.
+    doc = drill(lab, "link-gray", "--target", "leaf1:spine1", "--loss-pct", "5")
     restored(doc)
     assert doc["probe"]["lost"] > 0
     note = next(n for n in doc["notes"] if n.startswith("gray link:"))
     pct = float(note.split("lost ")[1].split("%")[0])
-    assert 5 < pct < 40, note  # 20 % injected, in one direction per flow
-    assert doc["paths_during"] == doc["paths_before"] or doc["noticed"]
+    if doc["noticed"]:
+        assert "the fabric noticed" in note and 0 < pct < 10, note
+    else:
+        assert "did NOT notice" in note, note
+        assert 2.5 < pct < 10, note  # 5 % injected, in one direction per flow
+        assert doc["paths_during"] == doc["paths_before"]
 
 
 def test_session_reset_over_gnmi(lab: str) -> None:
