@@ -24,7 +24,7 @@ from twin.gnmi.collect import collect as collect_gnmi
 from twin.gnmi.push import PushResult, push
 from twin.lab import Lab, load_lab
 from twin.lifecycle import bring_up
-from twin.runtime.base import get_runtime
+from twin.runtime.base import down_lab
 from twin.validate.api import validate_folder
 from twin.validate.findings import Finding
 
@@ -62,7 +62,7 @@ def push_result(results: list[PushResult]) -> CheckResult:
 
 
 def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtime: str | None = None,
-           progress: Callable[[str], None] = lambda s: None) -> CiReport:
+           progress: Callable[[str], None] = lambda s: None, image: str | None = None) -> CiReport:
     lab: Lab = load_lab(lab_path)
     scenarios = [(scenario_of(d), d.slo) for d in lab.drills.drills]  # bad scenario files fail before anything runs
     report = CiReport(lab=str(lab_path), name=name or f"ci{uuid.uuid4().hex[:6]}", passed=False)
@@ -80,11 +80,10 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
         report.results += validation_results(findings, yang_skipped="; ".join(notes))
         if findings:
             return stop("validate")
-    rt = get_runtime(runtime or lab.runtime)
     try:
         progress(f"up: bringing up lab {report.name}")
         state, health = bring_up(lab, report.name, runtime, lambda s, d, t: progress(f"up: {s}"),
-                                 lambda h: None)
+                                 lambda h: None, image=image)
         report.results.append(_up_result(health))
         if not health.healthy:
             return stop("up")
@@ -112,7 +111,7 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
         return stop("" if report.passed else "drills")
     finally:
         progress(f"down: removing lab {report.name}")
-        rt.down(report.name)
+        down_lab(report.name)
 
 
 def _prefixed(progress: Callable[[str], None], prefix: str) -> Callable[[str], None]:

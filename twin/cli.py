@@ -23,6 +23,12 @@ out = Console()
 
 NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: the only running lab, "
                                               "else the lab file's name)")]
+RuntimeOpt = Annotated[str | None, typer.Option(
+    help="where switches run: netns (default: namespaces + FRR), docker (containers), clab (containerlab); "
+         "default: the lab file's 'runtime'")]
+ImageOpt = Annotated[str | None, typer.Option(
+    help="switch image for docker/clab: the local twin-switch image (default, built when missing) or "
+         "docker-sonic-vs:<tag>")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON document on stdout, nothing else")]
 
 
@@ -33,9 +39,9 @@ def _emit_json(doc: Any) -> None:
 def _resolve_name(name: str | None) -> str:
     if name:
         return name
-    from twin.runtime.base import get_runtime
+    from twin.runtime.base import all_labs
 
-    labs = get_runtime("netns").labs()
+    labs = all_labs()
     if len(labs) == 1:
         return labs[0]
     if not labs:
@@ -83,7 +89,8 @@ def plan(topology: Annotated[Path, typer.Argument(help="topology or lab YAML, or
 @app.command()
 def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        name: NameOpt = None,
-       runtime: Annotated[str | None, typer.Option(help="netns (default)")] = None,
+       runtime: RuntimeOpt = None,
+       image: ImageOpt = None,
        timeout: Annotated[float | None, typer.Option(help="seconds to wait for a healthy fabric")] = None,
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
@@ -110,7 +117,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
                             info=f"BGP {h.bgp['established']}/{h.bgp['total']}, "
                                  f"ECMP full on {full}/{len(h.ecmp)} leaves")
 
-        state, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout)
+        state, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image)
     if as_json:
         _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
                     "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes})
@@ -172,14 +179,14 @@ def exec_(node: Annotated[str, typer.Argument(help="node name, e.g. leaf1 or ser
           cmd: Annotated[list[str], typer.Argument(help="command to run inside the node (after --)")],
           name: NameOpt = None) -> None:
     """Run a command inside a node, e.g. `twin exec server1 -- ping -c1 10.2.0.3`."""
-    from twin.runtime.base import get_runtime
+    from twin.runtime.base import runtime_of
     from twin.runtime.state import load_state
 
     lab_name = _resolve_name(name)
     state = load_state(lab_name)
     if state is None:
         raise TwinError(f"lab '{lab_name}' is not running")
-    argv = get_runtime(state.runtime).exec_argv(state, node, cmd)
+    argv = runtime_of(state).exec_argv(state, node, cmd)
     raise typer.Exit(subprocess.call(argv))
 
 
@@ -187,13 +194,13 @@ def exec_(node: Annotated[str, typer.Argument(help="node name, e.g. leaf1 or ser
 def down(name: NameOpt = None,
          all_labs: Annotated[bool, typer.Option("--all", help="remove every lab")] = False) -> None:
     """Remove a lab: processes, namespaces, veths, files. Safe to run twice."""
-    from twin.runtime.base import get_runtime
+    from twin.runtime.base import all_labs as every_lab
+    from twin.runtime.base import down_lab
 
-    rt = get_runtime("netns")
-    running = rt.labs()
+    running = every_lab()
     names = running if all_labs else [name] if name else [_resolve_name(None)] if running else []
     for lab_name in names:
-        removed = rt.down(lab_name)
+        removed = down_lab(lab_name)
         console.print(f"lab {lab_name}: " + (f"removed {', '.join(removed)}" if removed else "nothing to remove"))
     if not names:
         console.print("no labs to remove")
@@ -365,7 +372,8 @@ def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo:
         junit: Annotated[Path | None, typer.Option(help="write JUnit XML here")] = None,
         summary: Annotated[Path | None, typer.Option(help="write a Markdown summary here")] = None,
         name: Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: ci + random)")] = None,
-        runtime: Annotated[str | None, typer.Option(help="netns (default)")] = None,
+        runtime: RuntimeOpt = None,
+        image: ImageOpt = None,
         as_json: JsonOpt = False) -> None:
     """Gate configs in CI: validate, up, push, verify, drills, down. Exit 0 passed, 1 failed, 2 bad input."""
     from twin.ci import run_ci
@@ -375,7 +383,8 @@ def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo:
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as progress:
         task = progress.add_task("ci", total=None)
-        report = run_ci(lab, configs, name, runtime, lambda s: progress.update(task, description=f"ci: {s}"))
+        report = run_ci(lab, configs, name, runtime, lambda s: progress.update(task, description=f"ci: {s}"),
+                        image)
     if junit is not None:
         write_junit(junit, f"twin.ci.{lab.stem}", report.results, report.seconds)
     markdown = ci_markdown(report)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,7 +37,9 @@ class LabFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
     topology: Path
-    runtime: str = "netns"
+    runtime: Literal["netns", "docker", "clab"] = "netns"
+    image: str | None = Field(None, description="switch image of the container runtimes "
+                              "(default: the local twin-switch image; docker-sonic-vs:<tag> boots SONiC-VS)")
     description: str = ""
     health: HealthSettings = HealthSettings()
     gnmi: GnmiSettings = GnmiSettings()
@@ -50,6 +53,7 @@ class Lab(BaseModel):
     name: str
     runtime: str
     health: HealthSettings
+    image: str | None = None
     gnmi: GnmiSettings = GnmiSettings()
     drills: DrillSettings = DrillSettings()
     roce: RoceSettings = RoceSettings()
@@ -90,7 +94,8 @@ def load_lab(path: Path) -> Lab:
         if problems:
             raise PlanError(problems)
         plan = plan_topology(load_topology(topo_path))
-        return Lab(name=spec.name, runtime=spec.runtime, health=spec.health, gnmi=spec.gnmi, drills=settings,
+        return Lab(name=spec.name, runtime=spec.runtime, image=spec.image, health=spec.health, gnmi=spec.gnmi,
+                   drills=settings,
                    roce=spec.roce, plan=plan)
     plan = plan_topology(load_topology(path))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)

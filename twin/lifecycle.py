@@ -12,8 +12,9 @@ from twin.switch.agent_process import start_agent
 
 
 def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_poll: HealthProgress,
-             timeout: float | None = None) -> tuple[LabState, Health]:
-    rt = get_runtime(runtime or lab.runtime)
+             timeout: float | None = None, image: str | None = None) -> tuple[LabState, Health]:
+    """`runtime` and `image` override the lab file's."""
+    rt = get_runtime(runtime or lab.runtime, image or lab.image)
     state = rt.up(name, lab.plan, on_step)
     on_step("starting gNMI agents", 0, 0)
     try:

@@ -37,9 +37,9 @@ class TwinLab:
 
     def exec(self, node: str, *cmd: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """Run a command inside a node (a server's ping, a switch's vtysh)."""
-        from twin.runtime.base import get_runtime
+        from twin.runtime.base import runtime_of
 
-        argv = get_runtime(self.state.runtime).exec_argv(self.state, node, list(cmd))
+        argv = runtime_of(self.state).exec_argv(self.state, node, list(cmd))
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
     def gnmi_target(self, node: str) -> dict[str, Any]:
@@ -74,7 +74,7 @@ def twin_lab(request: pytest.FixtureRequest) -> Iterator[TwinLab]:
         return
     from twin.lab import load_lab
     from twin.lifecycle import bring_up
-    from twin.runtime.base import get_runtime
+    from twin.runtime.base import down_lab
 
     lab = load_lab(lab_file)
     name = name or f"pt{uuid.uuid4().hex[:6]}"
@@ -85,7 +85,7 @@ def twin_lab(request: pytest.FixtureRequest) -> Iterator[TwinLab]:
                                     + "; ".join(f"{r.name}: {r.status}" for r in health.results))
         yield TwinLab(name)
     finally:
-        get_runtime(lab.runtime).down(name)
+        down_lab(name)
 
 
 @pytest.fixture

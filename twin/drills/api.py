@@ -10,7 +10,7 @@ from twin.drills.models import DrillReport, Scenario, Slo
 from twin.drills.runner import Drill, Options, Progress
 from twin.drills.settings import load_settings
 from twin.errors import TwinError
-from twin.runtime.base import get_runtime
+from twin.runtime.base import runtime_of
 from twin.runtime.state import lab_dir, load_plan, load_state
 
 DRILL_FIGURES = ("detect_ms", "detect_target_ms", "converge_ms", "loss_ms", "imbalance", "cycle_s")
@@ -25,7 +25,7 @@ def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
     plan = load_plan(lab)
     kind = scenario.steps[0].kind
     limits = load_settings(lab).slo_for(kind if len(scenario.steps) == 1 else "scenario", scenario).merged(slo)
-    drill = Drill(get_runtime(state.runtime), state, plan, scenario, limits, progress, options or Options())
+    drill = Drill(runtime_of(state), state, plan, scenario, limits, progress, options or Options())
     with open(lab_dir(lab) / "drill.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

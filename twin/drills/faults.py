@@ -53,29 +53,34 @@ class Injector:
     def _node_links(self, node: str) -> list[str]:
         return [i.kernel for i in self.plan.node(node).interfaces]
 
-    def apply(self, fault: Fault, step: Step, inject: bool) -> None:
+    def apply(self, fault: Fault, step: Step, inject: bool) -> str:
+        """Inject or restore one fault; returns how it was done, for the report."""
         kind = fault.kind
         if kind in ("spine-loss", "leaf-loss"):
-            self.runtime.set_link_state(self.state, fault.target, self._node_links(fault.target), not inject)
-        elif kind == "spine-silent":
+            return self.runtime.node_loss(self.state, fault.target, self._node_links(fault.target), inject)
+        if kind == "spine-silent":
             if inject:
                 self._node_cmd(fault.target, ["nft", "-f", "-"], input=SILENT_RULES)
             else:
                 self._node_cmd(fault.target, ["nft", "delete", "table", "inet", SILENT_TABLE])
-        elif kind in ("link-down", "link-flap"):
+            return f"nftables table {SILENT_TABLE} in {fault.target} drops all but management"
+        if kind in ("link-down", "link-flap"):
             node, iface = self._end(fault)
             self.runtime.set_link_state(self.state, node, [iface], not inject)
-        elif kind == "link-gray":
+            return f"{node} {iface} administratively down"
+        if kind == "link-gray":
             node, iface = self._end(fault)
             for rule in gray_rules(iface, step.loss_pct / 100):
                 table, chain, rest = rule[:2], rule[2], rule[3:]
                 self._node_cmd(node, ["iptables", *table, "-I" if inject else "-D", chain, *rest])
-        elif kind == "session-reset":
+            return f"iptables statistic drop of {step.loss_pct:g} % both ways on {node} {iface}"
+        if kind == "session-reset":
             self._session(fault, inject)
-        elif kind == "mtu-mismatch":
+            return "gNMI Set of BGP_NEIGHBOR admin_status"
+        if kind == "mtu-mismatch":
             self._mtu(fault, step, inject)
-        else:  # pragma: no cover - Kind is a closed Literal
-            raise DrillError(f"unknown drill kind {kind}")
+            return "gNMI Set of PORT mtu"
+        raise DrillError(f"unknown drill kind {kind}")  # pragma: no cover - Kind is a closed Literal
 
     def _session(self, fault: Fault, inject: bool) -> None:
         node, _ = fault.target.split(":")

@@ -96,6 +96,7 @@ class ActionReport(BaseModel):
     lost_packets: int = 0
     settled: bool = False             # sessions and FIBs settled before the next action
     timed: bool = False               # done at a time the scenario fixed, not once the fabric settled
+    how: str = ""                     # what was done: "all 8 links of spine1 down at once", "docker pause ..."
 
 
 class DrillReport(BaseModel):

@@ -41,6 +41,7 @@ class Action:
     index: int                # which fault
     timed: bool = True        # the fault's length is fixed by the scenario, not by the fabric settling
     t: float = 0.0            # when it was done
+    how: str = ""             # what was done, as the runtime or injector says
 
 
 @dataclass(frozen=True)
@@ -196,7 +197,7 @@ class Drill:
         self.progress(f"{verb} {fault.kind} {fault.target}")
         action.t = time.time()
         try:
-            self.injector.apply(fault, step, action.inject)
+            action.how = self.injector.apply(fault, step, action.inject)
         except Exception as exc:
             if action.inject:
                 raise DrillError(f"could not inject {fault.kind} on {fault.target}: {exc}") from exc
@@ -315,7 +316,7 @@ class Drill:
                 t_ms=round((action.t - zero) * 1000, 1), detect_ms=detect,
                 detect_target_ms=measure.ms(max(own), action.t) if own else None,
                 converge_ms=measure.ms(conv, action.t), loss_ms=loss, lost_packets=lost,
-                settled=conv is not None and all_seen, timed=action.timed))
+                settled=conv is not None and all_seen, timed=action.timed, how=action.how))
         return out
 
     def _report(self, result: dict[str, Any], spec: dict[str, Any], zero: float, t_before: tuple[float, float],

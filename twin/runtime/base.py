@@ -50,17 +50,56 @@ class Runtime(Protocol):
         """Administratively bring link ends of one node up or down at once (the peers lose carrier)."""
         ...
 
+    def node_loss(self, state: LabState, node: str, ifaces: Sequence[str], lost: bool) -> str:
+        """Lose a whole node (power loss) or bring it back; returns how, for the drill report."""
+        ...
+
     def node_pids(self, state: LabState, node: str) -> list[int]:
         """Processes running inside a node."""
         ...
 
 
-def get_runtime(name: str) -> Runtime:
+RUNTIMES = ("netns", "docker", "clab")
+
+
+def get_runtime(name: str, image: str | None = None) -> Runtime:
+    """The runtime called `name`; `image` is the switch image of the container runtimes."""
+    if name == "netns":
+        from twin.runtime.netns import NetnsRuntime
+
+        if image:
+            raise TwinError("--image needs a container runtime: add --runtime docker (or clab)")
+        return NetnsRuntime()
+    if name == "docker":
+        from twin.runtime.docker import DockerRuntime
+
+        return DockerRuntime(image)
+    if name == "clab":
+        from twin.runtime.clab import ClabRuntime
+
+        return ClabRuntime(image)
+    raise TwinError(f"unknown runtime '{name}'; available: {', '.join(RUNTIMES)}")
+
+
+def runtime_of(state: LabState) -> Runtime:
+    """The runtime a running lab was brought up with."""
+    return get_runtime(state.runtime, state.image)
+
+
+def all_labs() -> list[str]:
+    """Every lab on this machine, whatever its runtime (half-created ones included)."""
+    from twin.runtime.docker import docker_labs
     from twin.runtime.netns import NetnsRuntime
 
-    registry: dict[str, type] = {"netns": NetnsRuntime}
-    try:
-        runtime: Runtime = registry[name]()
-    except KeyError:
-        raise TwinError(f"unknown runtime '{name}'; available: {', '.join(sorted(registry))}") from None
-    return runtime
+    return sorted(set(NetnsRuntime().labs()) | set(docker_labs()))
+
+
+def down_lab(lab: str) -> list[str]:
+    """Remove a lab with the runtime that made it (from its state, or its containers after a crash)."""
+    from twin.runtime.docker import docker_labs
+    from twin.runtime.state import load_state
+
+    state = load_state(lab)
+    if state is not None:
+        return runtime_of(state).down(lab)
+    return get_runtime("docker" if lab in docker_labs() else "netns").down(lab)

@@ -13,7 +13,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from ipaddress import IPv4Network
+from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 from twin.errors import RuntimeBackendError, TwinError
@@ -62,6 +62,23 @@ def mgmt_netns(lab: str) -> str:
 def _owned_netns(lab: str) -> list[str]:
     prefix = f"tw.{lab}."
     return [ns for ns in list_netns() if ns == mgmt_netns(lab) or ns.startswith(prefix)]
+
+
+def link_lines(lab: str, plan: Plan) -> list[str]:
+    """`ip -b` lines creating every link as a veth pair with its ends in the two nodes' namespaces.
+
+    Both ends of every veth get their own ifindex. When the two ends of a pair share one (easy
+    across namespaces), the kernel's linkwatch treats a carrier change as non-urgent and may sit on
+    it for up to a second: a spine's link going down would then reach the leaf late.
+    """
+    lines = []
+    for k, link in enumerate(plan.links):
+        a, b = plan.node(link.a_node), plan.node(link.b_node)
+        lines.append(f"link add name {a.iface(link.a_iface).kernel} index {LINK_INDEX + 2 * k} "
+                     f"netns {node_netns(lab, a.name)} type veth "
+                     f"peer name {b.iface(link.b_iface).kernel} index {LINK_INDEX + 2 * k + 1} "
+                     f"netns {node_netns(lab, b.name)}")
+    return lines
 
 
 def pick_mgmt_subnet(count: int, taken: Iterable[IPv4Network]) -> IPv4Network:
@@ -133,6 +150,7 @@ class NetnsRuntime:
         _kill(pids)
         if pids:
             removed.append(f"{len(pids)} processes")
+        removed += self._remove_nodes(lab)
         if namespaces:
             ip_batch([f"netns delete {ns}" for ns in sorted(namespaces)], force=True)
             removed.append(f"{len(namespaces)} namespaces")
@@ -157,9 +175,50 @@ class NetnsRuntime:
     def set_link_state(self, state: LabState, node: str, ifaces: Sequence[str], up: bool) -> None:
         ip_batch([f"link set dev {i} {'up' if up else 'down'}" for i in ifaces], netns=state.node(node).netns)
 
+    def node_loss(self, state: LabState, node: str, ifaces: Sequence[str], lost: bool) -> str:
+        self.set_link_state(state, node, ifaces, not lost)
+        return f"all {len(ifaces)} links of {node} down at once"
+
     def node_pids(self, state: LabState, node: str) -> list[int]:
         out = run(["ip", "netns", "pids", state.node(node).netns], check=False).stdout.split()
         return sorted(int(p) for p in out if p.isdigit())
+
+    # -- what differs between runtimes: how nodes exist and how their daemons start ----------
+
+    def _describe(self, state: LabState) -> None:
+        """Fill in the state fields this runtime adds before anything is created."""
+        state.mgmt_netns = mgmt_netns(state.lab)
+        state.netns = [mgmt_netns(state.lab), *state.netns]
+
+    def _create_nodes(self, state: LabState, plan: Plan, subnet: IPv4Network,
+                      mgmt_ip: dict[str, IPv4Address]) -> None:
+        """One namespace per node, and the management bridge in its own namespace."""
+        lab = state.lab
+        ip_batch([f"netns add {ns}" for ns in state.netns])
+        mgmt = mgmt_netns(lab)
+        host_lines = [f"link add name tw-{lab} type veth peer name up0 netns {mgmt}"]
+        mgmt_lines = ["link set dev lo up", "link add br0 type bridge", "link set dev br0 up",
+                      "link set dev up0 master br0 up"]
+        for i, n in enumerate(plan.switches):
+            host_lines.append(f"link add name eth0 index {MGMT_INDEX + 2 * i} netns {node_netns(lab, n.name)} "
+                              f"type veth peer name m{i} index {MGMT_INDEX + 2 * i + 1} netns {mgmt}")
+            mgmt_lines.append(f"link set dev m{i} master br0 up")
+        ip_batch(host_lines)
+        ip_batch(mgmt_lines, netns=mgmt)
+        ip_batch([f"address add {state.mgmt_host}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
+
+    def _prepare_rundir(self, lab: str, node: NodePlan, rundir: Path) -> None:
+        shutil.chown(rundir, "frr", "frr")
+
+    def _mgmt_lines(self, mgmt_ip: str, plen: int) -> list[str]:
+        return [f"address add {mgmt_ip}/{plen} dev eth0", "link set dev eth0 up"]
+
+    def _start_daemon(self, lab: str, node: NodePlan, argv: list[str]) -> None:
+        run(in_netns(node_netns(lab, node.name), argv), env=daemon_env())
+
+    def _remove_nodes(self, lab: str) -> list[str]:
+        """Remove what `_create_nodes` made beyond namespaces and processes (nothing here)."""
+        return []
 
     # -- bring-up -----------------------------------------------------------------------------
 
@@ -172,43 +231,23 @@ class NetnsRuntime:
         mgmt_ip = {n.name: hosts[i + 1] for i, n in enumerate(switches)}
         state = LabState(
             lab=lab, runtime=self.name, phase="creating", topology=plan.source, created=time.time(),
-            mgmt_subnet=str(subnet), mgmt_host=str(hosts[0]), mgmt_netns=mgmt_netns(lab),
-            host_iface=f"tw-{lab}",
-            netns=[mgmt_netns(lab)] + [node_netns(lab, n.name) for n in plan.nodes],
+            mgmt_subnet=str(subnet), mgmt_host=str(hosts[0]), host_iface=f"tw-{lab}",
+            netns=[node_netns(lab, n.name) for n in plan.nodes],
             nodes=[NodeState(name=n.name, role=n.role, kind=n.kind, netns=node_netns(lab, n.name),
                              mgmt=f"{mgmt_ip[n.name]}" if n.name in mgmt_ip else None)
                    for n in plan.nodes],
         )
+        self._describe(state)
         save_state(state)  # before anything exists: a crash from here on is recoverable
         save_plan(lab, plan)
         lab_dir(lab).chmod(0o755)
         state.notes += neighbours.size_for(plan)
 
         nodes = len(plan.nodes)
-        progress(f"creating {len(state.netns)} namespaces", 0, nodes)
-        ip_batch([f"netns add {ns}" for ns in state.netns])
-        mgmt = mgmt_netns(lab)
-        host_lines = [f"link add name tw-{lab} type veth peer name up0 netns {mgmt}"]
-        mgmt_lines = ["link set dev lo up", "link add br0 type bridge", "link set dev br0 up",
-                      "link set dev up0 master br0 up"]
-        # Both ends of every veth get their own ifindex. When the two ends of a pair share one
-        # (easy across namespaces), the kernel's linkwatch treats a carrier change as non-urgent and
-        # may sit on it for up to a second: a spine's link going down would then reach the leaf late.
-        for i, n in enumerate(switches):
-            host_lines.append(f"link add name eth0 index {MGMT_INDEX + 2 * i} netns {node_netns(lab, n.name)} "
-                              f"type veth peer name m{i} index {MGMT_INDEX + 2 * i + 1} netns {mgmt}")
-            mgmt_lines.append(f"link set dev m{i} master br0 up")
+        progress(f"creating {nodes} nodes", 0, nodes)
+        self._create_nodes(state, plan, subnet, mgmt_ip)
         progress(f"wiring {len(plan.links)} links", 0, nodes)
-        for k, link in enumerate(plan.links):
-            a, b = plan.node(link.a_node), plan.node(link.b_node)
-            host_lines.append(
-                f"link add name {a.iface(link.a_iface).kernel} index {LINK_INDEX + 2 * k} "
-                f"netns {node_netns(lab, a.name)} type veth "
-                f"peer name {b.iface(link.b_iface).kernel} index {LINK_INDEX + 2 * k + 1} "
-                f"netns {node_netns(lab, b.name)}")
-        ip_batch(host_lines, path=lab_dir(lab) / "wiring.batch")
-        ip_batch(mgmt_lines, netns=mgmt)
-        ip_batch([f"address add {hosts[0]}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
+        ip_batch(link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
 
         started = 0
 
@@ -247,8 +286,8 @@ class NetnsRuntime:
             return warnings
 
         _sysctl(ns, SWITCH_SYSCTLS)
-        mgmt_lines = [f"address add {mgmt_ip}/{plen} dev eth0", "link set dev eth0 up"]
-        shutil.chown(rundir, "frr", "frr")
+        mgmt_lines = self._mgmt_lines(mgmt_ip, plen)
+        self._prepare_rundir(lab, node, rundir)
         if node.kind == "switch":
             db = build_config_db(plan, node)
             (rundir / "config_db.json").write_text(dumps(db))
@@ -269,7 +308,7 @@ class NetnsRuntime:
         start, skipped = split_supported(daemons)
         warnings += [f"{node.name}: {w}" for w in skipped]
         for d in start:
-            run(in_netns(ns, daemon_command(d, ns, rundir)), env=daemon_env())
+            self._start_daemon(lab, node, daemon_command(d, ns, rundir))
             if d == "zebra":
                 # Clients that find no zserv socket retry only seconds later: wait for zebra first.
                 _wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])

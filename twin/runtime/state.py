@@ -46,6 +46,7 @@ class LabState(BaseModel):
     mgmt_host: str | None = None
     mgmt_netns: str | None = None
     host_iface: str | None = None
+    image: str | None = None       # the container image of the switches (container runtimes)
     netns: list[str] = []
     nodes: list[NodeState] = []
     notes: list[str] = []
