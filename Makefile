@@ -2,6 +2,8 @@
 SHELL := /bin/bash
 LAB ?= labs/default.yaml
 NAME ?=
+# netns (the lab file's default), docker or clab: `make lab-up RUNTIME=docker`
+RUNTIME ?=
 VENV ?= .venv
 PY := $(VENV)/bin/python
 TWIN := $(VENV)/bin/twin
@@ -11,18 +13,28 @@ GOLDEN_LABS := default rail gate
 SONIC_YANG := $(abspath $(firstword $(wildcard ../shared/reference/sonic-yang-models \
                                               /work/shared/reference/sonic-yang-models)))
 
-.PHONY: lab-up lab-down test unit lint configs bench deps clean
+DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 
-# Installs what is missing (Debian packages, the virtualenv and the package), then brings the lab up.
+.PHONY: lab-up lab-down test unit lint configs bench deps image clean
+
+# Installs what is missing (Debian packages, the virtualenv and the package; with RUNTIME=docker the
+# Docker engine, started if needed, and the switch image), then brings the lab up.
 lab-up: deps
-	$(TWIN) up $(LAB) $(if $(NAME),--name $(NAME))
+	$(TWIN) up $(LAB) $(if $(NAME),--name $(NAME)) $(if $(RUNTIME),--runtime $(RUNTIME))
 
 lab-down:
 	@if [ -x $(TWIN) ]; then $(TWIN) down $(if $(NAME),--name $(NAME),--all); fi
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh $(DEPS_FLAGS)
 
+# The switch image of the container runtimes (no registry: debootstrap + docker import).
+image:
+	@bash scripts/install-deps.sh --docker
+	$(TWIN) image build
+
+# The tests cover every runtime: they need the Docker engine and a real redis-server too.
+test: DEPS_FLAGS := --docker --redis
 test: deps
 	$(VENV)/bin/ruff check twin tests bench
 	$(VENV)/bin/mypy twin
@@ -39,6 +51,7 @@ bench:
 	$(PY) bench/gnmi.py
 	$(PY) bench/drills.py
 	$(PY) bench/ci.py
+	$(PY) bench/runtimes.py
 
 clean: lab-down
 	rm -rf $(VENV) *.egg-info

@@ -50,11 +50,13 @@ def switch_memory(lab: str) -> dict[str, Any]:
     }
 
 
-def bench(lab_file: str, name: str, timeout: float) -> dict[str, Any]:
+def bench(lab_file: str, name: str, timeout: float, *up_args: str,
+          measure: Any = None) -> dict[str, Any]:
+    """Bring the lab up and down once; `measure(name)` adds figures while it is up."""
     subprocess.run([*TWIN, "down", "--name", name], cwd=REPO, capture_output=True)
     start = time.monotonic()
-    proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json"], cwd=REPO, capture_output=True,
-                          text=True, timeout=timeout)
+    proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json", *up_args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
     wall = time.monotonic() - start
     try:
         result = json.loads(proc.stdout)
@@ -66,6 +68,8 @@ def bench(lab_file: str, name: str, timeout: float) -> dict[str, Any]:
                            "bgp": result.get("bgp")}
     if proc.returncode in (0, 1):
         doc["memory"] = switch_memory(name)
+        if measure is not None:
+            doc.update(measure(name))
     t0 = time.monotonic()
     subprocess.run([*TWIN, "down", "--name", name], cwd=REPO, capture_output=True)
     doc["seconds_down"] = round(time.monotonic() - t0, 2)

@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
 # Install what twin needs, only what is missing: Debian packages (FRR 8.4 and network tools),
 # a virtualenv in .venv and the package with its Python dependencies. Safe to run again.
+#   --docker   also the container runtimes' needs: Debian's Docker engine (started when it is not
+#              running) and debootstrap, which builds the switch image
+#   --redis    also Debian's redis-server (the tests of the SONiC-VS gNMI front use a real one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(frr frr-pythontools iproute2 iputils-ping fping traceroute procps python3-venv openssh-client sshpass
               nftables iptables libyang2-tools)
+WITH_DOCKER=0
+for arg in "$@"; do
+  case "$arg" in
+    --docker) WITH_DOCKER=1; APT_PACKAGES+=(docker.io debootstrap) ;;
+    --redis) APT_PACKAGES+=(redis-server) ;;
+    *) echo "install-deps.sh: unknown option $arg (use --docker, --redis)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -19,6 +30,14 @@ fi
 # Debian's frr package starts its own FRR in the root namespace where systemd runs; twin needs none.
 if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet frr 2>/dev/null; then
   systemctl disable --now frr >/dev/null 2>&1 || true
+fi
+
+# Debian's redis-server starts a server where systemd runs; the tests start their own.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
+  systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+if [ "$WITH_DOCKER" = 1 ]; then
+  bash scripts/start-docker.sh
 fi
 
 PYTHON=${PYTHON:-python3}

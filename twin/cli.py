@@ -466,6 +466,37 @@ def agent_restart(name: NameOpt = None) -> None:
     console.print(f"lab {lab_name}: gNMI agent restarted")
 
 
+def _export_app() -> typer.Typer:
+    from twin.cli_export import export_app
+
+    return export_app
+
+
+app.add_typer(_export_app(), name="export", help="Write the lab for other tools (containerlab, clabernetes).")
+image_app = typer.Typer(help="The switch image of the container runtimes.", no_args_is_help=True)
+app.add_typer(image_app, name="image")
+
+
+@image_app.command("build")
+def image_build(force: Annotated[bool, typer.Option("--force", help="rebuild even when up to date")] = False,
+                as_json: JsonOpt = False) -> None:
+    """Build twin-switch:<version> (Debian + FRR, no registry) unless an up-to-date one exists."""
+    from twin.runtime.image import ImageSpec, ensure_image
+
+    spec = ImageSpec()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=as_json) as progress:
+        task = progress.add_task(f"image {spec.name}", total=None)
+        result = ensure_image(spec, force=force,
+                              progress=lambda step: progress.update(task, description=f"image: {step}"))
+    if as_json:
+        _emit_json({"image": result.image, "built": result.built, "seconds": round(result.seconds, 1),
+                    "size_mb": result.size_mb, "inputs": spec.inputs})
+    else:
+        out.print(f"{result.image}: " + (f"built in {result.seconds:.1f} s" if result.built else
+                                         f"up to date (inputs {spec.inputs})") + f", {result.size_mb} MB")
+
+
 def main() -> None:
     try:
         app()

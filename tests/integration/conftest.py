@@ -6,6 +6,7 @@ Every lab gets a unique name and is torn down whatever the test did.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,41 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if not Path("/usr/lib/frr/zebra").exists():
         missing.append("FRR (apt-get install frr)")
     here = str(Path(__file__).parent)
+    absent = _absent_tools()
     for item in items:
         if str(item.fspath).startswith(here):
             item.add_marker(pytest.mark.needs_root)
             if missing:
                 item.add_marker(pytest.mark.skip(reason="needs " + " and ".join(missing)))
+        for marker, reason in absent.items():
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _absent_tools() -> dict[str, str]:
+    """Marker -> why its tests cannot run on this machine (only for what is missing)."""
+    from twin.export.clab import ClabCommand
+    from twin.runtime.dockerapi import engine_running
+
+    absent = {}
+    docker = engine_running()
+    if not docker:
+        absent["needs_docker"] = "no Docker engine is running ('make test' installs and starts one)"
+    if not ClabCommand().available():
+        absent["needs_containerlab"] = ("containerlab is not installed, natively or as its image "
+                                        "ghcr.io/srl-labs/clab (no registry here to pull it from)")
+    if not docker or not _has_sonic_image():
+        absent["needs_sonic_image"] = ("no docker-sonic-vs image in the local Docker engine "
+                                       "(load one with 'docker load -i docker-sonic-vs.gz'; set TWIN_SONIC_IMAGE)")
+    if shutil.which("redis-server") is None:
+        absent["needs_redis"] = "Debian's redis-server is not installed ('make test' installs it)"
+    return absent
+
+
+def _has_sonic_image() -> bool:
+    from twin.runtime.dockerapi import client
+
+    return bool(client().images.list(name=os.environ.get("TWIN_SONIC_IMAGE", "docker-sonic-vs")))
 
 
 @pytest.fixture

@@ -53,11 +53,11 @@ def netns_exec(lab: str, node: str, *cmd: str, timeout: float = 30) -> subproces
 
 
 @contextmanager
-def running_lab(target: str | Path, prefix: str, check_clean: bool = False) -> Iterator[str]:
+def running_lab(target: str | Path, prefix: str, *up_args: str, check_clean: bool = False) -> Iterator[str]:
     """A lab brought up healthy under a unique name, removed afterwards whatever happened."""
     name = unique(prefix)
     try:
-        assert twin_json("up", str(target), "--name", name)["healthy"]
+        assert twin_json("up", str(target), "--name", name, *up_args)["healthy"]
         yield name
     finally:
         twin("down", "--name", name, check=False)

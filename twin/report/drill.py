@@ -27,8 +27,11 @@ def _shares(dist: dict[str, float]) -> str:
 def rows(r: DrillReport) -> list[tuple[str, str]]:
     out = [
         ("fault", r.notes[0].removeprefix("faults: ") if r.notes else r.drill),
-        ("detect (neighbors declare the peer down)", _ms(r.detect_ms)),
     ]
+    hows = list(dict.fromkeys(a.how for a in r.actions if a.action == "inject" and a.how))
+    if hows:
+        out.append(("how", "; ".join(hows)))
+    out.append(("detect (neighbors declare the peer down)", _ms(r.detect_ms)))
     if r.detect_target_ms is not None:
         out.append(("detect (the failed node's own view)", _ms(r.detect_target_ms)))
     out += [

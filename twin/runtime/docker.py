@@ -85,11 +85,11 @@ class DockerRuntime(NetnsRuntime):
         argv = list(cmd)
         if argv and argv[0] == "vtysh" and "--vty_socket" not in argv and not self._sonic_node(state, node):
             argv = vtysh(node_dir(state.lab, node), *argv[1:])
-        return ["docker", "exec", "-i", container_name(state.lab, node), *argv]
+        return ["docker", "exec", "-i", self.container(state.lab, node), *argv]
 
     def node_loss(self, state: LabState, node: str, ifaces: Sequence[str], lost: bool) -> str:
         """Power loss of a container: carrier drops on every link and its processes freeze."""
-        ctr = client().containers.get(container_name(state.lab, node))
+        ctr = client().containers.get(self.container(state.lab, node))
         if lost:
             self.set_link_state(state, node, ifaces, False)
             ctr.pause()
@@ -171,7 +171,8 @@ class DockerRuntime(NetnsRuntime):
 
     def _start_node(self, lab: str, plan: Plan, node: NodePlan, mgmt_ip: str, plen: int) -> list[str]:
         if self.sonic and node.kind == "switch":
-            return sonic_vs.boot(lambda argv: self.run_in(lab, node.name, argv), lab, node)
+            return sonic_vs.boot(lambda argv: self.run_in(lab, node.name, argv), self.container(lab, node.name),
+                                 lab, node)
         return super()._start_node(lab, plan, node, mgmt_ip, plen)
 
     def _remove_nodes(self, lab: str) -> list[str]:
@@ -192,8 +193,12 @@ class DockerRuntime(NetnsRuntime):
 
     # -- helpers ------------------------------------------------------------------------------
 
+    def container(self, lab: str, node: str) -> str:
+        """The name of a node's container."""
+        return container_name(lab, node)
+
     def run_in(self, lab: str, node: str, argv: Sequence[str], env: dict[str, str] | None = None) -> str:
-        code, out = client().containers.get(container_name(lab, node)).exec_run(list(argv), environment=env)
+        code, out = client().containers.get(self.container(lab, node)).exec_run(list(argv), environment=env)
         text = out.decode(errors="replace") if isinstance(out, bytes) else str(out)
         if code != 0:
             raise RuntimeBackendError(f"{node}: {' '.join(argv)} failed in its container (exit {code}): "

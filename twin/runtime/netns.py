@@ -207,6 +207,9 @@ class NetnsRuntime:
         ip_batch(mgmt_lines, netns=mgmt)
         ip_batch([f"address add {state.mgmt_host}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
 
+    def _wire_links(self, lab: str, plan: Plan) -> None:
+        ip_batch(link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
+
     def _prepare_rundir(self, lab: str, node: NodePlan, rundir: Path) -> None:
         shutil.chown(rundir, "frr", "frr")
 
@@ -247,7 +250,7 @@ class NetnsRuntime:
         progress(f"creating {nodes} nodes", 0, nodes)
         self._create_nodes(state, plan, subnet, mgmt_ip)
         progress(f"wiring {len(plan.links)} links", 0, nodes)
-        ip_batch(link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
+        self._wire_links(lab, plan)
 
         started = 0
 

@@ -2,10 +2,13 @@
 
 The boot order follows containerlab's sonic-vs kind: the container starts with `/bin/bash` as
 its entrypoint (kept alive by a terminal), every link is wired first, then `supervisord` starts
-SONiC's services and `supervisorctl start bgpd` its FRR. The rendered config is bind-mounted at
-/etc/sonic/config_db.json (the kind ignores startup-config) and loaded with `config load -y`
-(a merge into CONFIG_DB), then the ports are brought up; the switch is configured when `router
-bgp` appears in FRR's running config.
+SONiC's services and `supervisorctl start bgpd` its FRR. The rendered config is put at
+/etc/sonic/config_db.json and loaded with `config load -y` (a merge into CONFIG_DB), then the
+ports are brought up; the switch is configured when `router bgp` appears in FRR's running config.
+
+The config is copied into the container (Engine API put_archive) rather than bind-mounted:
+SONiC-VS's start script merges init_cfg.json into /etc/sonic/config_db.json and renames the
+result over it, and a rename over a bind-mounted file fails with EBUSY under `bash -e`.
 
 Port naming (HWSKU Force10-S6000, lanes of 4): `eth0` is management, `ethN` is SONiC's port
 `Ethernet(4*(N-1))`.
@@ -16,7 +19,9 @@ directory (/var/run/redis) is bind-mounted from the node's run directory.
 
 from __future__ import annotations
 
+import io
 import re
+import tarfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,11 +30,13 @@ from typing import Any
 from twin.errors import RuntimeBackendError
 from twin.plan.models import NodePlan, Plan
 from twin.render.config_db import build_config_db, dumps
-from twin.runtime.dockerapi import client, container_name
+from twin.runtime.dockerapi import client
 from twin.runtime.state import node_dir
 
 IMAGE_PATTERN = re.compile(r"(^|/)docker-sonic-vs(:|$)")
 STEP = 4  # lanes per port on the Force10-S6000 HWSKU sonic-vs uses
+SONIC_PORT = re.compile(r"^Ethernet(0|[1-9][0-9]*)$")
+CLAB_PORT = re.compile(r"^eth(0|[1-9][0-9]*)$")
 REDIS_DIR = "redis"   # under the node's run directory, bound at /var/run/redis
 REDIS_SOCKET = "redis.sock"
 BOOT_TIMEOUT = 180.0
@@ -39,21 +46,27 @@ def is_sonic_image(image: str) -> bool:
     return bool(IMAGE_PATTERN.search(image))
 
 
-def eth_of(port: str) -> str:
-    """SONiC port name -> the container's interface: Ethernet0 -> eth1, Ethernet4 -> eth2."""
-    m = re.fullmatch(r"Ethernet(\d+)", port)
-    if not m or int(m.group(1)) % STEP:
-        raise ValueError(f"'{port}' is not a sonic-vs port: sonic-vs ports are Ethernet0, Ethernet4, ... "
-                         f"(steps of {STEP})")
-    return f"eth{int(m.group(1)) // STEP + 1}"
+def sonic_vs_iface(port: str) -> str:
+    """containerlab's sonic-vs interface for a SONiC port: Ethernet0 -> eth1, Ethernet4 -> eth2."""
+    m = SONIC_PORT.match(port)
+    if not m:
+        raise ValueError(f"'{port}' is not a SONiC port name: expected Ethernet<N>, e.g. Ethernet0")
+    n = int(m.group(1))
+    if n % STEP:
+        raise ValueError(f"'{port}' is not a sonic-vs port: Force10-S6000 ports go in steps of "
+                         f"{STEP} (Ethernet0, Ethernet4, ...)")
+    return f"eth{n // STEP + 1}"
 
 
-def port_of(iface: str) -> str:
-    """The container's interface -> SONiC port name: eth1 -> Ethernet0 (eth0 is management)."""
-    m = re.fullmatch(r"eth(\d+)", iface)
-    if not m or int(m.group(1)) == 0:
-        raise ValueError(f"'{iface}' is not a sonic-vs data port: they are eth1, eth2, ... (eth0 is management)")
-    return f"Ethernet{(int(m.group(1)) - 1) * STEP}"
+def sonic_vs_port(iface: str) -> str:
+    """The SONiC port behind containerlab's sonic-vs interface: eth1 -> Ethernet0, eth2 -> Ethernet4."""
+    m = CLAB_PORT.match(iface)
+    if not m:
+        raise ValueError(f"'{iface}' is not a containerlab sonic-vs interface: expected eth<N>, e.g. eth1")
+    n = int(m.group(1))
+    if n == 0:
+        raise ValueError("eth0 is sonic-vs's management interface, not a data port (data ports start at eth1)")
+    return f"Ethernet{STEP * (n - 1)}"
 
 
 def with_container_names(plan: Plan) -> Plan:
@@ -61,7 +74,7 @@ def with_container_names(plan: Plan) -> Plan:
     nodes = []
     for node in plan.nodes:
         if node.kind == "switch":
-            ifaces = [i.model_copy(update={"kernel": eth_of(i.name)}) for i in node.interfaces]
+            ifaces = [i.model_copy(update={"kernel": sonic_vs_iface(i.name)}) for i in node.interfaces]
             node = node.model_copy(update={"interfaces": ifaces})
         nodes.append(node)
     return plan.model_copy(update={"nodes": nodes})
@@ -71,7 +84,6 @@ def binds(rundir: Path) -> dict[str, dict[str, str]]:
     """FRR's sockets into the run directory (vtysh from the host), the config, redis's socket."""
     (rundir / REDIS_DIR).mkdir(parents=True, exist_ok=True)
     return {str(rundir): {"bind": "/var/run/frr", "mode": "rw"},
-            str(rundir / "config_db.json"): {"bind": "/etc/sonic/config_db.json", "mode": "rw"},
             str(rundir / REDIS_DIR): {"bind": "/var/run/redis", "mode": "rw"}}
 
 
@@ -104,14 +116,28 @@ def write_config(lab: str, plan: Plan, node: NodePlan) -> None:
     (rundir / "config_db.json").write_text(dumps(build_config_db(plan, node)))
 
 
-def boot(run_in: Callable[[list[str]], str], lab: str, node: NodePlan) -> list[str]:
+def config_archive(data: bytes) -> bytes:
+    """A tar holding config_db.json, as put_archive wants it."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo("config_db.json")
+        info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+        tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def boot(run_in: Callable[[list[str]], str], container: str, lab: str, node: NodePlan,
+         supervisord: bool = True) -> list[str]:
     """Start SONiC in a container whose links are wired; wait until FRR runs the BGP config.
 
     `run_in(argv)` runs a command in the node's container and fails loudly on a non-zero exit.
+    `supervisord`: start SONiC's services (containerlab's sonic-vs kind starts them itself).
     """
     rundir = node_dir(lab, node.name)
-    ctr = client().containers.get(container_name(lab, node.name))
-    ctr.exec_run(["supervisord"], detach=True)
+    ctr = client().containers.get(container)
+    ctr.put_archive("/etc/sonic", config_archive((rundir / "config_db.json").read_bytes()))
+    if supervisord:  # containerlab's sonic-vs kind starts it itself
+        ctr.exec_run(["supervisord"], detach=True)
     _wait(lambda: redis_socket(rundir).exists(), f"{node.name}: SONiC's redis did not start")
     for argv in boot_steps(node):
         run_in(argv)

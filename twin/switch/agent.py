@@ -27,7 +27,9 @@ from twin.gnmi.paths import DbPath, PathError, parse
 from twin.switch import configdb, sshd
 from twin.switch.configdb import ConfigDb
 from twin.switch.endpoint import Endpoint, SetRejected
+from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.netns_socket import in_netns
+from twin.switch.sonic_redis import SonicEndpoint
 
 GNMI_VERSION = "0.7.0"
 
@@ -75,7 +77,7 @@ def _decode(value: gnmi_pb2.TypedValue) -> Any:
 
 
 class GnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
-    def __init__(self, endpoint: Endpoint, username: str, password: str) -> None:
+    def __init__(self, endpoint: SwitchEndpoint, username: str, password: str) -> None:
         self.ep = endpoint
         self.username, self.password = username, password
 
@@ -264,6 +266,14 @@ def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials |
     return port
 
 
+def _endpoint(sw: dict[str, Any]) -> SwitchEndpoint:
+    """The switch behind one agent.json entry: a SONiC container's redis (`"backend": "sonic-redis"`,
+    with `redis_socket` or `redis_host`/`redis_port`), else twin's embedded switch."""
+    if sw.get("backend") == "sonic-redis":
+        return SonicEndpoint.from_settings(sw)
+    return Endpoint(name=sw["name"], netns=sw["netns"], rundir=Path(sw["rundir"]), ports=sw["ports"])
+
+
 def serve(run_dir: Path) -> None:
     settings = json.loads((run_dir / "agent.json").read_text())
     creds = None
@@ -271,12 +281,16 @@ def serve(run_dir: Path) -> None:
         creds = grpc.ssl_server_credentials([((run_dir / "tls.key").read_bytes(), (run_dir / "tls.crt").read_bytes())])
     servers = []
     for sw in settings["switches"]:
-        ep = Endpoint(name=sw["name"], netns=sw["netns"], rundir=Path(sw["rundir"]), ports=sw["ports"])
+        ep = _endpoint(sw)
         ep.recover()
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         gnmi_pb2_grpc.add_gNMIServicer_to_server(GnmiServicer(ep, settings["username"], settings["password"]), server)
         address = f"{sw['mgmt']}:{settings['port']}"
-        in_netns(sw["netns"], functools.partial(_add_port, server, address, creds))
+        bind = functools.partial(_add_port, server, address, creds)
+        if sw.get("netns"):
+            in_netns(sw["netns"], bind)
+        else:  # a container front may listen in the agent's own namespace
+            bind()
         server.start()
         servers.append(server)
     if settings.get("ssh_port"):

@@ -13,6 +13,7 @@ from typing import Any
 from twin.errors import RuntimeBackendError
 from twin.lab import GnmiSettings
 from twin.plan.models import Plan
+from twin.runtime.sonic_vs import agent_backend, is_sonic_image
 from twin.runtime.state import LabState, lab_dir, node_dir
 from twin.switch.tls import make_cert
 
@@ -26,11 +27,21 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: fl
     doc = {
         "port": settings.port, "username": settings.username, "password": settings.password,
         "tls": settings.tls, "ssh_port": settings.ssh_port,
-        "switches": [{"name": n.name, "netns": n.netns, "mgmt": n.mgmt, "rundir": str(node_dir(state.lab, n.name)),
-                      "ports": [i.name for i in plan.node(n.name).interfaces]} for n in switches],
+        "switches": [_switch_entry(state, plan, n.name) for n in switches],
     }
     (run_dir / "agent.json").write_text(json.dumps(doc, indent=1))
     _spawn(state.lab, timeout)
+
+
+def _switch_entry(state: LabState, plan: Plan, node: str) -> dict[str, Any]:
+    """What the agent needs to serve one switch; SONiC-VS switches are fronted over their redis."""
+    n = state.node(node)
+    rundir = node_dir(state.lab, node)
+    entry: dict[str, Any] = {"name": node, "netns": n.netns, "mgmt": n.mgmt, "rundir": str(rundir),
+                             "ports": [i.name for i in plan.node(node).interfaces]}
+    if is_sonic_image(state.image or ""):
+        entry.update(agent_backend(rundir))
+    return entry
 
 
 def restart_agent(lab: str, timeout: float = 30) -> None:

@@ -1,0 +1,147 @@
+"""The clab runtime: containerlab deploys the lab's containers and links; twin does the rest.
+
+`up` writes `<run dir>/<lab>/<lab>.clab.yml` (the same topology `twin export clab` writes, with
+the nodes' files in their run directories) and runs `containerlab deploy`. The inventory and
+management addresses come back from `containerlab inspect --format json`. Each container's
+network namespace is then attached as `tw.<lab>.<node>`, as on the docker runtime, so the gNMI
+agent, the checks and the drills work unchanged. FRR in the local image is started by the
+topology's own `exec:` lines (`frrinit.sh start`); SONiC-VS nodes get the sonic-vs boot steps.
+`down` runs `containerlab destroy --cleanup`, then removes whatever is left as the docker runtime does.
+
+containerlab runs natively or as its container image; without either, `up` says so and points
+to `--runtime docker`.
+"""
+
+from __future__ import annotations
+
+import time
+from ipaddress import IPv4Address, IPv4Network
+from pathlib import Path
+from typing import Any
+
+from twin.errors import RuntimeBackendError, TwinError
+from twin.export.clab import (
+    ClabCommand,
+    ClabKind,
+    clab_inspect_nodes,
+    clab_topology,
+    dump_yaml,
+    missing_message,
+    node_files,
+)
+from twin.plan.models import NodePlan, Plan
+from twin.runtime import sonic_vs
+from twin.runtime.base import ProgressFn
+from twin.runtime.docker import DockerRuntime
+from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client
+from twin.runtime.netns import EVENT_LOG, node_netns
+from twin.runtime.shell import run
+from twin.runtime.state import LabState, lab_dir, node_dir
+
+DEPLOY_TIMEOUT = 900.0
+
+
+def clab_name(lab: str) -> str:
+    """containerlab's lab name; its containers are `clab-<that>-<node>`."""
+    return f"tw-{lab}"
+
+
+def topology_path(lab: str) -> Path:
+    return lab_dir(lab) / f"{lab}.clab.yml"
+
+
+def runtime_topology(lab: str, plan: Plan, image: str, subnet: IPv4Network) -> dict[str, Any]:
+    """The exported topology, adapted to run under twin: files in the run directories, FRR's
+    sockets and logs where twin reads them, our labels, the lab's management subnet and bridge."""
+    kind: ClabKind = "sonic-vs" if sonic_vs.is_sonic_image(image) else "linux"
+    doc = clab_topology(plan, kind=kind, image=image, files_dir=str(lab_dir(lab) / "nodes"),
+                        mgmt_subnet=str(subnet), lab_name=clab_name(lab))
+    doc["mgmt"]["bridge"] = f"tw-{lab}"
+    for name, entry in doc["topology"]["nodes"].items():
+        rundir = node_dir(lab, name)
+        entry.setdefault("labels", {}).update({LAB_LABEL: lab, NODE_LABEL: name})
+        extra: list[str] = []
+        if entry["kind"] == "sonic-vs":
+            extra = [f"{target}:{mount['bind']}" for target, mount in sonic_vs.binds(rundir).items()]
+        elif plan.node(name).kind != "host":
+            extra = [f"{rundir}:/var/run/frr", f"{rundir}:{rundir}"]
+        if extra:
+            entry["binds"] = [*entry.get("binds", []), *extra]
+    return doc
+
+
+class ClabRuntime(DockerRuntime):
+    name = "clab"
+
+    def __init__(self, image: str | None = None) -> None:
+        super().__init__(image)
+        self.clab = ClabCommand()
+
+    def up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
+        if not self.clab.available():
+            raise TwinError(missing_message())
+        return super().up(lab, plan, progress)
+
+    def down(self, lab: str) -> list[str]:
+        removed = []
+        topo = topology_path(lab)
+        if topo.exists() and self.clab.available():
+            proc = run(self.clab.destroy_argv(topo), check=False, timeout=DEPLOY_TIMEOUT)
+            if proc.returncode == 0:
+                removed.append("containerlab lab")
+        return removed + super().down(lab)
+
+    def container(self, lab: str, node: str) -> str:
+        return f"clab-{clab_name(lab)}-{node}"
+
+    # -- the shared bring-up, with containerlab making nodes and links --------------------------
+
+    def _create_nodes(self, state: LabState, plan: Plan, subnet: IPv4Network,
+                      mgmt_ip: dict[str, IPv4Address]) -> None:
+        lab = state.lab
+        doc = runtime_topology(lab, plan, self.image, subnet)
+        for rel, text in node_files(plan, "sonic-vs" if self.sonic else "linux").items():
+            path = lab_dir(lab) / "nodes" / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.name == "frr.conf":
+                text += f"log file {path.parent / EVENT_LOG} informational\nlog timestamp precision 6\n"
+            path.write_text(text)
+        for node in plan.nodes:
+            node_dir(lab, node.name).mkdir(parents=True, exist_ok=True)
+            node_dir(lab, node.name).chmod(0o777)
+        topo = topology_path(lab)
+        topo.write_text(dump_yaml(doc))
+        proc = run(self.clab.deploy_argv(topo), check=False, timeout=DEPLOY_TIMEOUT)
+        if proc.returncode != 0:
+            raise RuntimeBackendError(f"containerlab deploy -t {topo} failed (exit {proc.returncode}): "
+                                      f"{(proc.stderr or proc.stdout).strip()[-1500:]}")
+        inspected = clab_inspect_nodes(run(self.clab.inspect_argv(topo)).stdout)
+        for ns in state.nodes:
+            found = inspected.get(ns.name)
+            if found is None:
+                raise RuntimeBackendError(f"containerlab inspect does not list node {ns.name}")
+            if found["mgmt_ipv4"] and ns.mgmt:
+                ns.mgmt = found["mgmt_ipv4"]  # containerlab's word, which the agent then listens on
+            pid = int(client().api.inspect_container(found["container"])["State"]["Pid"])
+            run(["ip", "netns", "attach", node_netns(lab, ns.name), str(pid)])
+
+    def _wire_links(self, lab: str, plan: Plan) -> None:
+        return  # containerlab made them
+
+    def _start_node(self, lab: str, plan: Plan, node: NodePlan, mgmt_ip: str, plen: int) -> list[str]:
+        if self.sonic and node.kind == "switch":
+            return sonic_vs.boot(lambda argv: self.run_in(lab, node.name, argv), self.container(lab, node.name),
+                                 lab, node, supervisord=False)
+        if node.kind != "host":
+            _wait_for_vty(node_dir(lab, node.name))
+        return []
+
+
+def _wait_for_vty(rundir: Path, timeout: float = 60) -> None:
+    """The topology's exec lines start FRR; wait until zebra and bgpd answer in the run directory."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (rundir / "zebra.vty").exists() and (rundir / "bgpd.vty").exists():
+            return
+        time.sleep(0.1)
+    raise RuntimeBackendError(f"FRR did not start in {rundir} within {timeout:.0f} s (see 'docker logs')")

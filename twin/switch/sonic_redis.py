@@ -1,0 +1,408 @@
+"""A docker-sonic-vs container behind twin's gNMI agent, through SONiC's own redis databases.
+
+docker-sonic-vs runs no gNMI server, so the agent fronts it: Get reads CONFIG_DB, APPL_DB,
+STATE_DB and COUNTERS_DB live from the container's redis; Set validates the whole new config
+as twin's embedded switch does, then writes only the difference to CONFIG_DB in one MULTI/EXEC.
+SONiC's own daemons (bgpcfgd, portmgrd, intfmgrd, ...) react to CONFIG_DB as on a real switch:
+twin does not drive FRR here.
+
+Layout, from sonic-swss-common `common/database_config.json` (sonic-buildimage's
+`dockers/docker-database/database_config.json.j2` has the same ids and separators for these
+and adds databases from id 8 up): one redis instance (127.0.0.1:6379, unix socket
+/var/run/redis/redis.sock), databases by number, keys `TABLE<separator>KEY`. A key without
+the separator is a flat hash (COUNTERS_PORT_NAME_MAP: port -> oid) or SONiC bookkeeping
+(CONFIG_DB_INITIALIZED, a string). CONFIG_DB fields whose name ends in `@` hold comma-separated
+lists, which config_db.json writes as JSON lists, and an entry with no fields is stored as
+`NULL: NULL` (swsscommon ConfigDBConnector.typed_to_raw / raw_to_typed, which sonic-cfggen uses).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from ipaddress import ip_address
+from pathlib import Path
+from typing import Any
+
+import redis
+from redis.typing import EncodableT, FieldT
+
+from twin.switch import configdb
+from twin.switch.configdb import KNOWN_TABLES, ConfigDb
+from twin.switch.endpoint import SetRejected
+from twin.switch.endpoint_protocol import StateReaders
+from twin.switch.statedb import Table
+
+
+@dataclass(frozen=True)
+class Database:
+    """One of SONiC's logical databases: its redis database number and key separator."""
+
+    name: str
+    id: int
+    separator: str
+
+
+# sonic-swss-common common/database_config.json, "DATABASES" (instance "redis" for all).
+DATABASES: dict[str, Database] = {d.name: d for d in (
+    Database("APPL_DB", 0, ":"),
+    Database("ASIC_DB", 1, ":"),
+    Database("COUNTERS_DB", 2, ":"),
+    Database("LOGLEVEL_DB", 3, ":"),
+    Database("CONFIG_DB", 4, "|"),
+    Database("PFC_WD_DB", 5, ":"),
+    Database("FLEX_COUNTER_DB", 5, ":"),
+    Database("STATE_DB", 6, "|"),
+    Database("SNMP_OVERLAY_DB", 7, "|"),
+)}
+
+CONFIG_DB_INITIALIZED = "CONFIG_DB_INITIALIZED"  # ConfigDBConnector.INIT_INDICATOR: a string key, not a table
+NULL_FIELD = "NULL"  # the placeholder field of an entry that has no fields
+LIST_SUFFIX = "@"  # a field name ending in @ holds a comma-separated list
+
+RawRow = dict[str, str]  # a redis hash as stored: field -> string
+
+
+# -- keys and values, as pure functions --------------------------------------------------------
+
+def database(name: str) -> Database:
+    """The layout of database `name`; ValueError for a name SONiC does not define."""
+    try:
+        return DATABASES[name]
+    except KeyError:
+        raise ValueError(f"unknown SONiC database '{name}'; known: {', '.join(DATABASES)}") from None
+
+
+def redis_key(db: str, table: str, key: str | None = None) -> str:
+    """The redis key of `key` in `table` of `db` (`BGP_NEIGHBOR|default|10.0.0.1`,
+    `ROUTE_TABLE:10.1.0.0/24`); the bare table name for a flat hash (key None)."""
+    return table if key is None else f"{table}{database(db).separator}{key}"
+
+
+def split_key(db: str, raw: str) -> tuple[str, str | None]:
+    """`(table, key)` of a redis key of `db`, split at the first separator as swsscommon does
+    (keys may hold the separator again: `BGP_NEIGHBOR|default|10.0.0.1`); `(raw, None)` for a
+    key without one, such as the flat hash COUNTERS_PORT_NAME_MAP."""
+    table, sep, key = raw.partition(database(db).separator)
+    return (table, key) if sep else (raw, None)
+
+
+def raw_to_typed(raw: Mapping[str, str]) -> dict[str, Any]:
+    """A CONFIG_DB hash as config_db.json writes it: `NULL` dropped, `name@` fields as lists.
+
+    An empty `name@` value reads as an empty list (swsscommon would give `[""]`), so that
+    `typed_to_raw` and `raw_to_typed` round-trip every list."""
+    typed: dict[str, Any] = {}
+    for name, value in raw.items():
+        if name == NULL_FIELD:
+            continue
+        if name.endswith(LIST_SUFFIX):
+            typed[name.removesuffix(LIST_SUFFIX)] = value.split(",") if value else []
+        else:
+            typed[name] = value
+    return typed
+
+
+def typed_to_raw(typed: Mapping[str, Any]) -> RawRow:
+    """A config_db.json entry as SONiC stores it: lists as `name@` comma-joined, everything else
+    as a string, and an entry with no fields as `NULL: NULL` (redis has no empty hashes)."""
+    if not typed:
+        return {NULL_FIELD: NULL_FIELD}
+    raw: RawRow = {}
+    for name, value in typed.items():
+        if isinstance(value, list | tuple):
+            raw[name + LIST_SUFFIX] = ",".join(str(v) for v in value)
+        else:
+            raw[name] = str(value)
+    return raw
+
+
+@dataclass
+class ConfigWrite:
+    """The redis commands that turn one CONFIG_DB into another, touching only what differs."""
+
+    hset: dict[str, RawRow] = field(default_factory=dict)  # redis key -> fields to add or change
+    hdel: dict[str, list[str]] = field(default_factory=dict)  # redis key -> fields to remove
+    delete: list[str] = field(default_factory=list)  # redis keys to remove whole
+
+    @property
+    def empty(self) -> bool:
+        """True when the two configs are the same and nothing is to be written."""
+        return not (self.hset or self.hdel or self.delete)
+
+
+def config_write(old: ConfigDb, new: ConfigDb) -> ConfigWrite:
+    """What to write to a CONFIG_DB holding `old` so that it holds `new`.
+
+    Compared field by field in stored form, so a list field changing into a string (`ports@`
+    into `ports`) or an empty entry gaining fields (`NULL` goes) is written exactly."""
+    out = ConfigWrite()
+    for table in sorted(old.keys() | new.keys()):
+        before, after = old.get(table, {}), new.get(table, {})
+        for key in sorted(before.keys() | after.keys()):
+            name = redis_key("CONFIG_DB", table, key)
+            if key not in after:
+                out.delete.append(name)
+                continue
+            raw_new = typed_to_raw(after[key])
+            raw_old = typed_to_raw(before[key]) if key in before else {}
+            changed = {f: v for f, v in raw_new.items() if raw_old.get(f) != v}
+            gone = sorted(raw_old.keys() - raw_new.keys())
+            if changed:
+                out.hset[name] = changed
+            if gone:
+                out.hdel[name] = gone
+    return out
+
+
+def host_prefix(key: str) -> str:
+    """A ROUTE_TABLE key as a prefix with its length: fpmsyncd writes host routes without one
+    (libnl's nl_addr2str drops a full-length mask: `10.1.4.2`), twin's switch writes `10.1.4.2/32`."""
+    try:
+        address = ip_address(key)
+    except ValueError:
+        return key
+    return f"{key}/{address.max_prefixlen}"
+
+
+def _glob_escape(text: str) -> str:
+    """`text` as a literal in a redis SCAN MATCH pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
+# -- the databases of one SONiC switch ---------------------------------------------------------
+
+class SonicRedis:
+    """SONiC's redis databases of one switch: one redis instance, databases by number."""
+
+    def __init__(self, unix_socket: Path | None = None, host: str = "127.0.0.1", port: int = 6379,
+                 timeout: float = 10) -> None:
+        self.unix_socket, self.host, self.port, self.timeout = unix_socket, host, port, timeout
+        self._clients: dict[int, redis.Redis] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def where(self) -> str:
+        """Where the redis is, for messages."""
+        return f"unix:{self.unix_socket}" if self.unix_socket is not None else f"{self.host}:{self.port}"
+
+    def client(self, db: str) -> redis.Redis:
+        """A client (thread-safe, pooled) on database `db`; made once per database number."""
+        number = database(db).id
+        with self._lock:
+            if number not in self._clients:
+                if self.unix_socket is not None:
+                    self._clients[number] = redis.Redis(unix_socket_path=str(self.unix_socket), db=number,
+                                                        decode_responses=True, socket_timeout=self.timeout)
+                else:
+                    self._clients[number] = redis.Redis(host=self.host, port=self.port, db=number,
+                                                        decode_responses=True, socket_timeout=self.timeout)
+            return self._clients[number]
+
+    def close(self) -> None:
+        """Drop every connection."""
+        with self._lock:
+            for client in self._clients.values():
+                client.close()
+            self._clients.clear()
+
+    @staticmethod
+    def _hashes(client: redis.Redis, names: list[str]) -> list[RawRow]:
+        """HGETALL of every key in one MULTI/EXEC, so the rows are one consistent snapshot.
+        A key that vanished or is not a hash reads as `{}`."""
+        if not names:
+            return []
+        pipe = client.pipeline(transaction=True)
+        for name in names:
+            pipe.hgetall(name)
+        rows = pipe.execute(raise_on_error=False)
+        return [dict(row) if isinstance(row, dict) else {} for row in rows]
+
+    def get_config(self) -> ConfigDb:
+        """The whole CONFIG_DB as config_db.json: `{TABLE: {key: {field: value or list}}}`.
+
+        Keys without the `|` separator are SONiC's bookkeeping (CONFIG_DB_INITIALIZED), not
+        tables, and are left out, as ConfigDBConnector.get_config does."""
+        client = self.client("CONFIG_DB")
+        names = sorted(n for n in client.scan_iter(count=1000) if split_key("CONFIG_DB", n)[1] is not None)
+        db: ConfigDb = {}
+        for name, raw in zip(names, self._hashes(client, names), strict=True):
+            table, key = split_key("CONFIG_DB", name)
+            if raw and key is not None:
+                db.setdefault(table, {})[key] = raw_to_typed(raw)
+        return {table: dict(sorted(rows.items())) for table, rows in sorted(db.items())}
+
+    def apply_config(self, old: ConfigDb, new: ConfigDb) -> ConfigWrite:
+        """Turn CONFIG_DB from `old` into `new`, writing only the differences, in one MULTI/EXEC.
+
+        Redis runs the transaction whole and alone: SONiC's daemons, woken by keyspace events,
+        never read half a Set. HSET, HDEL and DEL on hashes cannot fail once queued."""
+        write = config_write(old, new)
+        if write.empty:
+            return write
+        pipe = self.client("CONFIG_DB").pipeline(transaction=True)
+        for name, fields in write.hset.items():
+            mapping: dict[FieldT, EncodableT] = {f: v for f, v in fields.items()}
+            pipe.hset(name, mapping=mapping)
+        for name, gone in write.hdel.items():
+            pipe.hdel(name, *gone)
+        if write.delete:
+            pipe.delete(*write.delete)
+        pipe.execute()
+        return write
+
+    def table(self, db: str, table: str) -> dict[str, Any]:
+        """One table of `db` as stored: `{key: {field: value}}`, or `{field: value}` when the
+        table is a flat hash (COUNTERS_PORT_NAME_MAP); `{}` when it does not exist.
+
+        Only `TABLE<sep>*` hashes count: ProducerStateTable's `_TABLE:*` staging copies and
+        `TABLE_KEY_SET` sets are not entries."""
+        client = self.client(db)
+        prefix = table + database(db).separator
+        names = sorted(client.scan_iter(match=_glob_escape(prefix) + "*", count=1000))
+        if not names:
+            return dict(self._hashes(client, [table])[0])
+        return {name[len(prefix):]: raw for name, raw in zip(names, self._hashes(client, names), strict=True) if raw}
+
+
+# -- the switch, as the gNMI agent sees it -----------------------------------------------------
+
+def _port_status(state: Mapping[str, str], appl: Mapping[str, str]) -> dict[str, str]:
+    """A STATE_DB PORT_TABLE entry with `oper_status` and `admin_status`, as twin's switch serves.
+
+    portsyncd writes `netdev_oper_status` to STATE_DB; portsorch writes `oper_status` and
+    `admin_status` to APPL_DB PORT_TABLE. Fields STATE_DB has are kept as they are."""
+    out = dict(state)
+    oper = appl.get("oper_status") or state.get("netdev_oper_status")
+    if oper and "oper_status" not in out:
+        out["oper_status"] = oper
+    if appl.get("admin_status") and "admin_status" not in out:
+        out["admin_status"] = appl["admin_status"]
+    return out
+
+
+class SonicState:
+    """The live state a SONiC switch keeps in redis, read at request time (no cache).
+
+    Same tables and key formats as twin's embedded switch (`twin.switch.statedb`), so one gNMI
+    path means the same thing on both: NEIGH_STATE_TABLE key = peer address (bgpmon),
+    BFD_SESSION_TABLE key = `vrf|interface|peer`, ROUTE_TABLE key = prefix with length
+    (fpmsyncd), COUNTERS keys = `oid:0x...` named by COUNTERS_PORT_NAME_MAP (syncd, flex counters).
+    """
+
+    def __init__(self, db: SonicRedis) -> None:
+        self.db = db
+
+    def neigh_state(self) -> Table:
+        """STATE_DB NEIGH_STATE_TABLE: `{peer: {state, peerType}}`, written by bgpmon."""
+        return self.db.table("STATE_DB", "NEIGH_STATE_TABLE")
+
+    def bfd_sessions(self) -> Table:
+        """STATE_DB BFD_SESSION_TABLE: `{vrf|interface|peer: {state, local_addr, ...}}`; `{}` without BFD."""
+        return self.db.table("STATE_DB", "BFD_SESSION_TABLE")
+
+    def port_table(self) -> Table:
+        """STATE_DB PORT_TABLE, each port with oper_status and admin_status (see `_port_status`)."""
+        appl = self.db.table("APPL_DB", "PORT_TABLE")
+        return {port: _port_status(fields, appl.get(port, {}))
+                for port, fields in self.db.table("STATE_DB", "PORT_TABLE").items()}
+
+    def route_table(self) -> Table:
+        """APPL_DB ROUTE_TABLE: `{prefix: {nexthop, ifname, ...}}`, ECMP as comma-separated lists."""
+        return {host_prefix(key): fields for key, fields in self.db.table("APPL_DB", "ROUTE_TABLE").items()}
+
+    def counters_name_map(self) -> Table:
+        """COUNTERS_DB COUNTERS_PORT_NAME_MAP, a flat hash: `{port: oid}`."""
+        return self.db.table("COUNTERS_DB", "COUNTERS_PORT_NAME_MAP")
+
+    def counters(self) -> Table:
+        """COUNTERS_DB COUNTERS: `{oid: {SAI_PORT_STAT_*: value}}`."""
+        return self.db.table("COUNTERS_DB", "COUNTERS")
+
+    def tables(self) -> StateReaders:
+        """DB -> table -> reader, the same names twin's embedded switch serves."""
+        return {
+            "STATE_DB": {"NEIGH_STATE_TABLE": self.neigh_state, "BFD_SESSION_TABLE": self.bfd_sessions,
+                         "PORT_TABLE": self.port_table},
+            "APPL_DB": {"ROUTE_TABLE": self.route_table},
+            "COUNTERS_DB": {"COUNTERS_PORT_NAME_MAP": self.counters_name_map, "COUNTERS": self.counters},
+        }
+
+
+def with_sonic_tables(new: ConfigDb, current: ConfigDb) -> ConfigDb:
+    """`new` plus the tables of `current` that twin does not model and `new` leaves out.
+
+    A SONiC switch's CONFIG_DB holds SONiC's own tables (FEATURE, FLEX_COUNTER_TABLE, ACL_TABLE,
+    ...) next to the ones twin renders; a Set (even a replace of the whole CONFIG_DB) keeps them."""
+    if not isinstance(new, dict):
+        return new
+    kept = {t: rows for t, rows in current.items() if t not in KNOWN_TABLES and t not in new}
+    return {**kept, **new}
+
+
+class SonicEndpoint:
+    """A docker-sonic-vs switch as the gNMI agent sees it, over the container's redis.
+
+    Satisfies `twin.switch.endpoint_protocol.SwitchEndpoint`, like twin's embedded `Endpoint`:
+    the same CONFIG_DB paths, the same validation, the same state tables."""
+
+    def __init__(self, name: str, ports: Iterable[str], db: SonicRedis) -> None:
+        self.name = name
+        self.ports = set(ports)
+        self.db = db
+        self.state = SonicState(db)
+        self.lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, sw: Mapping[str, Any]) -> SonicEndpoint:
+        """From one agent.json switch entry: `redis_socket`, or `redis_host`/`redis_port`."""
+        socket = sw.get("redis_socket")
+        db = SonicRedis(unix_socket=Path(socket) if socket else None,
+                        host=str(sw.get("redis_host", "127.0.0.1")), port=int(sw.get("redis_port", 6379)))
+        return cls(name=sw["name"], ports=sw["ports"], db=db)
+
+    def config(self) -> ConfigDb:
+        """The switch's CONFIG_DB, read from redis now."""
+        return self.db.get_config()
+
+    def validate(self, new: ConfigDb) -> list[str]:
+        """Every reason `new` cannot be committed, judged against CONFIG_DB as it is now."""
+        current = self.config()
+        return self._problems(with_sonic_tables(new, current), current)
+
+    def commit(self, new: ConfigDb) -> None:
+        """Validate `new` whole, then write its difference from CONFIG_DB in one transaction.
+
+        SetRejected (nothing written) when it is invalid. SONiC's daemons apply the change."""
+        with self.lock:
+            current = self.config()
+            merged = with_sonic_tables(new, current)
+            errors = self._problems(merged, current)
+            if errors:
+                raise SetRejected("; ".join(errors))
+            self.db.apply_config(current, merged)
+
+    def recover(self) -> None:
+        """Nothing to recover: a commit is one MULTI/EXEC, which redis applies whole or not at
+        all, so a crash of the agent cannot leave CONFIG_DB half-written."""
+
+    def _problems(self, new: ConfigDb, current: ConfigDb) -> list[str]:
+        """twin's validation of the tables it models; SONiC's own tables may only stay unchanged."""
+        if not isinstance(new, dict):
+            return configdb.validate(new)
+        sonic_own = {t for t in new if t not in KNOWN_TABLES and t in current}
+        errors = configdb.validate({t: rows for t, rows in new.items() if t not in sonic_own})
+        if not errors:
+            errors = self._missing_ports(new)
+        changed = sorted(t for t in sonic_own if new[t] != current[t])
+        return [f"{t}: SONiC's own table, which twin does not model: a Set keeps it as it is and cannot change it"
+                for t in changed] + errors
+
+    def _missing_ports(self, new: ConfigDb) -> list[str]:
+        """The PORT entries naming ports this switch does not have (as Endpoint reports them)."""
+        missing = sorted(set(new.get("PORT", {})) - self.ports, key=lambda p: int(p.removeprefix("Ethernet")))
+        if not missing:
+            return []
+        return [f"PORT: {', '.join(missing)} do not exist on {self.name} "
+                f"(it has {len(self.ports)} ports wired in this lab)"]
