@@ -93,8 +93,9 @@ def clab(topology: TopologyArg,
 
 def _export_clab(topology: Path, output: Path, kind: ClabKind, image: str | None, host_image: str | None,
                  mgmt_subnet: str | None) -> dict[str, Any]:
-    from twin.export.clab import default_image, files_dir_name, find_clab_schema, sonic_vs_warnings, write_clab
+    from twin.export.clab import default_image, files_dir_name, find_clab_schema, write_clab
     from twin.lab import load_lab
+    from twin.runtime.sonic_vs import missing_ports
 
     lab = load_lab(topology)
     switch_image = image or default_image(kind)
@@ -105,7 +106,7 @@ def _export_clab(topology: Path, output: Path, kind: ClabKind, image: str | None
             "nodes": len(lab.plan.nodes), "links": len(lab.plan.links),
             "files_dir": str(output.parent / files_dir_name(lab.name)),
             "schema": str(schema) if schema else None, "validated": schema is not None,
-            "warnings": sonic_vs_warnings(lab.plan) if kind == "sonic-vs" else [],
+            "warnings": missing_ports(lab.plan) if kind == "sonic-vs" else [],
             "written": [str(p) for p in written]}
 
 
@@ -127,9 +128,10 @@ def clabernetes(topology: TopologyArg,
 
 def _export_clabernetes(topology: Path, output: Path, kind: ClabKind, image: str | None, host_image: str | None,
                         namespace: str) -> dict[str, Any]:
-    from twin.export.clab import default_image, find_clab_schema, linux_image, sonic_vs_warnings
+    from twin.export.clab import default_image, find_clab_schema, linux_image
     from twin.export.clabernetes import clabernetes_manifests, names_no_registry
     from twin.lab import load_lab
+    from twin.runtime.sonic_vs import missing_ports
 
     lab = load_lab(topology)
     switch_image = image or default_image(kind)
@@ -139,7 +141,7 @@ def _export_clabernetes(topology: Path, output: Path, kind: ClabKind, image: str
     warnings = [f"{i} names no registry, so the cluster cannot pull it: push it to a registry and pass "
                 "--image/--host-image (see the README)" for i in images if names_no_registry(i)]
     if kind == "sonic-vs":
-        warnings += sonic_vs_warnings(lab.plan)
+        warnings += missing_ports(lab.plan)
     schema = find_clab_schema()
     readme = next(p for p in written if p.name == "README.md")
     return {"written": [str(p) for p in written], "readme": str(readme), "schema": str(schema) if schema else None,

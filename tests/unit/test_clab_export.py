@@ -27,7 +27,6 @@ from twin.export.clab import (
     default_image,
     missing_message,
     schema_found,
-    sonic_vs_warnings,
     validate_clab,
     write_clab,
 )
@@ -35,7 +34,7 @@ from twin.lab import load_lab
 from twin.plan.models import Plan
 from twin.render.config_db import build_config_db, dumps
 from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS
-from twin.runtime.sonic_vs import sonic_vs_iface, sonic_vs_port
+from twin.runtime.sonic_vs import missing_ports, sonic_vs_iface, sonic_vs_port
 from twin.switch.frr_daemons import parse_daemons_file
 from twin.topology.clab import sonic_iface
 
@@ -141,11 +140,11 @@ def test_mapping_agrees_with_the_clab_importer(n: int) -> None:
 
 
 def test_ports_beyond_the_s6000_are_reported_once(plans: dict[str, Plan]) -> None:
-    warnings = sonic_vs_warnings(plans["default"])
+    warnings = missing_ports(plans["default"])
     assert len(warnings) == 1
     assert warnings[0].startswith("8 switches use ports beyond Force10-S6000's 32")
     assert "leaf1 (Ethernet128, Ethernet132, Ethernet136, Ethernet140)" in warnings[0]
-    assert sonic_vs_warnings(plans["frr01"]) == []
+    assert missing_ports(plans["frr01"]) == []
 
 
 # -- nodes and links -----------------------------------------------------------------------------

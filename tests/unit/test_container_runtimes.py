@@ -126,3 +126,10 @@ def test_clab_without_containerlab_points_to_docker(plan: Plan, monkeypatch: pyt
     monkeypatch.setattr(type(rt.clab), "available", lambda self: False)
     with pytest.raises(TwinError, match=r"containerlab is not installed.*--runtime docker"):
         rt.up("lab1", plan, lambda s, d, t: None)
+
+
+def test_sonic_vs_refuses_ports_its_hwsku_lacks_before_creating_anything(plan: Plan) -> None:
+    with pytest.raises(TwinError, match=r"ports beyond Force10-S6000's 32 .*set 'fabric: \{radix: 32\}'"):
+        DockerRuntime("docker-sonic-vs:latest").up("lab1", plan, lambda s, d, t: None)
+    small = load_lab(REPO / "tests/integration/data/sonic-mini.yaml").plan
+    assert sonic_vs.missing_ports(small) == []

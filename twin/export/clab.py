@@ -49,8 +49,7 @@ from twin.plan.models import NodePlan, Plan
 from twin.render.config_db import build_config_db, dumps
 from twin.render.frr import render_frr
 from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
-from twin.runtime.sonic_vs import SONIC_PORT, sonic_vs_iface
-from twin.runtime.sonic_vs import STEP as SONIC_VS_STEP
+from twin.runtime.sonic_vs import sonic_vs_iface
 from twin.switch.frr_daemons import KNOWN, switch_daemons
 from twin.switch.kernel import kernel_lines
 
@@ -61,7 +60,6 @@ SWITCH_REPOSITORY = "twin-switch"  # the locally built FRR image (twin.runtime.i
 SONIC_VS_IMAGE = "docker-sonic-vs:latest"
 CLAB_IMAGE = "ghcr.io/srl-labs/clab"
 FRR_INIT = "/usr/lib/frr/frrinit.sh"
-SONIC_VS_PORTS = 32          # Force10-S6000: Ethernet0 ... Ethernet124
 IFNAME_MAX = 15              # Linux IFNAMSIZ (16) minus the terminating NUL
 SCHEMA_ENV = "TWIN_CLAB_SCHEMA"
 SCHEMA_REL = "shared/reference/containerlab/clab.schema.json"
@@ -152,24 +150,6 @@ def interface_problems(plan: Plan, kind: ClabKind) -> list[str]:
             elif name == "eth0":
                 problems.append(f"{node.name}:{iface.name}: eth0 is the node's management interface")
     return problems
-
-
-def sonic_vs_warnings(plan: Plan) -> list[str]:
-    """Ports docker-sonic-vs will not have (its HWSKU has 32: Ethernet0 ... Ethernet124), in one warning."""
-    limit = SONIC_VS_STEP * SONIC_VS_PORTS
-    beyond: dict[str, list[str]] = {}
-    for node in plan.nodes:
-        ports = [i.name for i in node.interfaces if node.kind == "switch" and SONIC_PORT.match(i.name)
-                 and int(i.name.removeprefix("Ethernet")) >= limit]
-        if ports:
-            beyond[node.name] = ports
-    if not beyond:
-        return []
-    shown = [f"{name} ({', '.join(ports)})" for name, ports in list(beyond.items())[:2]]
-    more = f" and {len(beyond) - 2} more" if len(beyond) > 2 else ""
-    return [f"{len(beyond)} switches use ports beyond Force10-S6000's {SONIC_VS_PORTS} (Ethernet0 ... "
-            f"Ethernet{limit - SONIC_VS_STEP}), which docker-sonic-vs does not create: {'; '.join(shown)}{more}; "
-            f"set 'fabric: {{radix: {SONIC_VS_PORTS}}}' in the topology"]
 
 
 def _node_entry(plan: Plan, node: NodePlan, *, kind: ClabKind, image: str, hosts_image: str,

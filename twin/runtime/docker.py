@@ -101,9 +101,12 @@ class DockerRuntime(NetnsRuntime):
     # -- hooks of the shared bring-up ---------------------------------------------------------
 
     def up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
-        self._images_ready(progress)
         if self.sonic:
+            missing = sonic_vs.missing_ports(plan)
+            if missing:
+                raise TwinError(f"{plan.source}: {missing[0]}")
             plan = sonic_vs.with_container_names(plan)
+        self._images_ready(progress)
         return super().up(lab, plan, progress)
 
     def _images_ready(self, progress: ProgressFn) -> None:

@@ -35,6 +35,7 @@ from twin.runtime.state import node_dir
 
 IMAGE_PATTERN = re.compile(r"(^|/)docker-sonic-vs(:|$)")
 STEP = 4  # lanes per port on the Force10-S6000 HWSKU sonic-vs uses
+PORTS = 32  # Force10-S6000: Ethernet0 ... Ethernet124
 SONIC_PORT = re.compile(r"^Ethernet(0|[1-9][0-9]*)$")
 CLAB_PORT = re.compile(r"^eth(0|[1-9][0-9]*)$")
 REDIS_DIR = "redis"   # under the node's run directory, bound at /var/run/redis
@@ -67,6 +68,24 @@ def sonic_vs_port(iface: str) -> str:
     if n == 0:
         raise ValueError("eth0 is sonic-vs's management interface, not a data port (data ports start at eth1)")
     return f"Ethernet{STEP * (n - 1)}"
+
+
+def missing_ports(plan: Plan) -> list[str]:
+    """Ports docker-sonic-vs will not have (its HWSKU has 32: Ethernet0 ... Ethernet124), in one warning."""
+    limit = STEP * PORTS
+    beyond: dict[str, list[str]] = {}
+    for node in plan.nodes:
+        ports = [i.name for i in node.interfaces if node.kind == "switch" and SONIC_PORT.match(i.name)
+                 and int(i.name.removeprefix("Ethernet")) >= limit]
+        if ports:
+            beyond[node.name] = ports
+    if not beyond:
+        return []
+    shown = [f"{name} ({', '.join(ports)})" for name, ports in list(beyond.items())[:2]]
+    more = f" and {len(beyond) - 2} more" if len(beyond) > 2 else ""
+    return [f"{len(beyond)} switches use ports beyond Force10-S6000's {PORTS} (Ethernet0 ... "
+            f"Ethernet{limit - STEP}), which docker-sonic-vs does not create: {'; '.join(shown)}{more}; "
+            f"set 'fabric: {{radix: {PORTS}}}' in the topology"]
 
 
 def with_container_names(plan: Plan) -> Plan:
