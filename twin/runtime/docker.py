@@ -73,7 +73,7 @@ class DockerRuntime(NetnsRuntime):
     def __init__(self, image: str | None = None) -> None:
         self.image = image or ImageSpec().name
         self.sonic = sonic_vs.is_sonic_image(self.image)
-        # Servers run the local image; with SONiC-VS switches, so does nothing else.
+        # Servers run the switch image when it is a Linux one; beside SONiC-VS switches, twin's FRR image.
         self.host_image = ImageSpec().name if self.sonic else self.image
 
     # -- the protocol, where it differs from the embedded runtime -----------------------------
