@@ -112,7 +112,7 @@ def test_spine_loss_pauses_the_container(lab: dict[str, Any]) -> None:
 
 def test_an_image_that_is_not_there_fails_clearly_and_leaves_nothing() -> None:
     name = unique("di")
-    proc = twin("up", "tests/integration/data/mini.yaml", "--name", name, "--runtime", "docker",
+    proc = twin("up", "tests/integration/data/sonic-mini.yaml", "--name", name, "--runtime", "docker",
                 "--image", "docker-sonic-vs:not-loaded", check=False)
     assert proc.returncode == 2
     assert "docker-sonic-vs:not-loaded is not on this machine" in proc.stderr
