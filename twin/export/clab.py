@@ -48,6 +48,7 @@ from twin.errors import TwinError
 from twin.plan.models import NodePlan, Plan
 from twin.render.config_db import build_config_db, dumps
 from twin.render.frr import render_frr
+from twin.render.write import write_tree
 from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
 from twin.runtime.sonic_vs import sonic_vs_iface
 from twin.switch.frr_daemons import KNOWN, switch_daemons
@@ -273,27 +274,15 @@ def write_clab(plan: Plan, out: Path, *, kind: ClabKind, image: str, host_image:
                         + "\n".join(errors))
     files = node_files(plan, kind)
     out.parent.mkdir(parents=True, exist_ok=True)
-    written = _write_files(out.parent / rel, files)
+    written = write_tree(out.parent / rel, files, _ours)
     out.write_text(f"# containerlab topology of {plan.name}, {GENERATED_NOTE}.\n"
                    f"# Deploy: containerlab deploy -t {out.name}\n" + dump_yaml(doc))
     return [out, *written]
 
 
-def _write_files(root: Path, files: dict[str, str]) -> list[Path]:
-    """Write `files` under `root`; drop node folders of an earlier export that are no longer wanted."""
-    root.mkdir(parents=True, exist_ok=True)
-    wanted = {rel.split("/")[0] for rel in files}
-    for child in root.iterdir():
-        ours = child.is_dir() and {f.name for f in child.iterdir()} <= _OUR_FILES
-        if ours and child.name not in wanted:
-            shutil.rmtree(child)
-    written = []
-    for rel, text in sorted(files.items()):
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        written.append(path)
-    return written
+def _ours(folder: Path) -> bool:
+    """A node folder an earlier export wrote: it holds only files twin writes."""
+    return {f.name for f in folder.iterdir()} <= _OUR_FILES
 
 
 class _BlockDumper(yaml.SafeDumper):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from twin.plan.models import Plan
@@ -24,15 +25,20 @@ def rendered_files(plan: Plan) -> dict[str, str]:
 
 def write_configs(plan: Plan, out: Path) -> list[Path]:
     """Replace `out` with the rendered configs. Only folders twin wrote before are removed."""
-    files = rendered_files(plan)
-    out.mkdir(parents=True, exist_ok=True)
-    wanted = {p.split("/")[0] for p in files}
-    for child in out.iterdir():
-        if child.is_dir() and child.name not in wanted and (child / "config_db.json").exists():
+    return write_tree(out, rendered_files(plan), lambda d: (d / "config_db.json").exists())
+
+
+def write_tree(root: Path, files: dict[str, str], ours: Callable[[Path], bool]) -> list[Path]:
+    """Write `files` (`<node>/<name>` -> text) under `root`, and remove the node folders of an
+    earlier write that are no longer wanted, where `ours(folder)` says twin wrote that folder."""
+    root.mkdir(parents=True, exist_ok=True)
+    wanted = {rel.split("/")[0] for rel in files}
+    for child in root.iterdir():
+        if child.is_dir() and child.name not in wanted and ours(child):
             shutil.rmtree(child)
     written = []
     for rel, text in sorted(files.items()):
-        path = out / rel
+        path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
         written.append(path)

@@ -30,6 +30,7 @@ from twin.export.clab import (
     node_files,
 )
 from twin.plan.models import NodePlan, Plan
+from twin.render.write import write_tree
 from twin.runtime import sonic_vs
 from twin.runtime.base import ProgressFn
 from twin.runtime.docker import DockerRuntime
@@ -100,12 +101,11 @@ class ClabRuntime(DockerRuntime):
                       mgmt_ip: dict[str, IPv4Address]) -> None:
         lab = state.lab
         doc = runtime_topology(lab, plan, self.image, subnet)
-        for rel, text in node_files(plan, "sonic-vs" if self.sonic else "linux").items():
-            path = lab_dir(lab) / "nodes" / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if path.name == "frr.conf":
-                text += f"log file {path.parent / EVENT_LOG} informational\nlog timestamp precision 6\n"
-            path.write_text(text)
+        files = node_files(plan, "sonic-vs" if self.sonic else "linux")
+        for rel in [r for r in files if r.endswith("/frr.conf")]:  # session events for drills, as on netns
+            log = node_dir(lab, rel.split("/")[0]) / EVENT_LOG
+            files[rel] += f"log file {log} informational\nlog timestamp precision 6\n"
+        write_tree(lab_dir(lab) / "nodes", files, lambda folder: False)
         for node in plan.nodes:
             node_dir(lab, node.name).mkdir(parents=True, exist_ok=True)
             node_dir(lab, node.name).chmod(0o777)

@@ -28,7 +28,7 @@ from twin.errors import RuntimeBackendError, TwinError
 from twin.plan.models import NodePlan, Plan
 from twin.runtime import sonic_vs
 from twin.runtime.base import ProgressFn
-from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, network_name
+from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, engine_running, network_name
 from twin.runtime.image import ImageSpec, ensure_image
 from twin.runtime.netns import WORKERS, NetnsRuntime, node_netns
 from twin.runtime.shell import run
@@ -58,13 +58,9 @@ def host_config_spec(node: NodePlan, rundir: Path, sonic: bool) -> dict[str, Any
 
 def docker_labs() -> list[str]:
     """Labs that have containers (none when there is no Docker engine to ask)."""
-    import docker as sdk
-
-    try:
-        containers = sdk.from_env(timeout=10).containers.list(all=True, filters={"label": LAB_LABEL})
-    except sdk.errors.DockerException:
+    if not engine_running():
         return []
-    return sorted({c.labels[LAB_LABEL] for c in containers})
+    return sorted({c.labels[LAB_LABEL] for c in client().containers.list(all=True, filters={"label": LAB_LABEL})})
 
 
 class DockerRuntime(NetnsRuntime):
