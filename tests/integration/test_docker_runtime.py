@@ -41,6 +41,7 @@ def lab() -> Iterator[dict[str, Any]]:
 
 
 def test_the_image_is_cached_by_its_inputs() -> None:
+    twin_json("image", "build", timeout=1800)  # builds it on a fresh machine (about a minute)
     doc = twin_json("image", "build")
     assert doc["image"].startswith("twin-switch:") and doc["built"] is False
     image = client().images.get(doc["image"])
