@@ -15,7 +15,7 @@ SONIC_YANG := $(abspath $(firstword $(wildcard ../shared/reference/sonic-yang-mo
 
 DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 
-.PHONY: lab-up lab-down test unit lint configs bench deps image clean
+.PHONY: lab-up lab-down test unit lint configs schema bench deps image clean
 
 # Installs what is missing (Debian packages, the virtualenv and the package; with RUNTIME=docker the
 # Docker engine, started if needed, and the switch image), then brings the lab up.
@@ -45,6 +45,11 @@ unit:
 
 configs:
 	@for lab in $(GOLDEN_LABS); do $(TWIN) plan labs/$$lab.yaml -o configs/$$lab --json >/dev/null && echo "configs/$$lab"; done
+
+# The built-in schema (twin/switch/schema.json): a digest of SONiC's YANG models for when they are absent.
+schema:
+	$(PY) -c 'import sys; from pathlib import Path; from twin.validate.yang import write_builtin_schema; \
+	  write_builtin_schema(Path(sys.argv[1]), Path("twin/switch/schema.json"))' $(SONIC_YANG)
 
 bench:
 	$(PY) bench/lab_up.py

@@ -129,7 +129,8 @@ def test_clab_without_containerlab_points_to_docker(plan: Plan, monkeypatch: pyt
 
 
 def test_sonic_vs_refuses_ports_its_hwsku_lacks_before_creating_anything(plan: Plan) -> None:
-    with pytest.raises(TwinError, match=r"ports beyond Force10-S6000's 32 .*set 'fabric: \{radix: 32\}'"):
+    with pytest.raises(TwinError, match=r"ports beyond Force10-S6000's 32 .*not the plan's Arista-7060X6-64PE-B-O128"
+                                        r".*set 'fabric: \{hwsku: Force10-S6000, radix: 32\}'"):
         DockerRuntime("docker-sonic-vs:latest").up("lab1", plan, lambda s, d, t: None)
     small = load_lab(REPO / "tests/integration/data/sonic-mini.yaml").plan
     assert sonic_vs.missing_ports(small) == []

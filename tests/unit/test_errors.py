@@ -50,8 +50,8 @@ CATALOG: list[tuple[str, str, str]] = [
     ("not-a-sonic-port",
      "name: x\nkind: explicit\nnodes:\n  leaf1: {role: leaf}\n  h1: {role: server}\nlinks:\n"
      "  - endpoints: [leaf1:eth1, h1]\n",
-     "{f}:7: links.0: switch port 'eth1' on leaf1 is not a SONiC port name; use Ethernet0, Ethernet4, "
-     "Ethernet8, ... (4 lanes per port)"),
+     "{f}:7: links.0: switch port 'eth1' on leaf1 is not a port of Arista-7060X6-64PE-B-O128; use the SKU's port "
+     "names (Ethernet0, Ethernet4, Ethernet8, ... as its port_config.ini has them)"),
     ("address-pool-exhausted", "name: x\nkind: clos\nclos: {spines: 2, leaves: 4}\nfabric:\n  fabric_pool: 10.0.0.0/26\n",
      "{f}:5: fabric.fabric_pool: 10.0.0.0/26 is exhausted: it holds 32 /31s and 8 links do not fit (first: "
      "link leaf1:Ethernet128 - spine1:Ethernet0 needs /31 number 32); use a larger fabric.fabric_pool"),

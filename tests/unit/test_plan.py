@@ -39,7 +39,7 @@ def _clos_yaml(spines: int, leaves: int, servers_per_leaf: int = 2, links_per_sp
           nics_per_server: 1
           links_per_spine: {links_per_spine}
         fabric:
-          bfd: {{enabled: true, interval_ms: 100, multiplier: 3}}
+          bfd: {{enabled: true}}
           max_paths: {"null" if max_paths is None else max_paths}
     """
 

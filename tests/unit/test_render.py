@@ -77,7 +77,7 @@ def test_bgp_neighbor_row_of_spine1(leaf1_db: ConfigDb) -> None:
 
 
 @pytest.mark.parametrize(("node", "device_type", "asn"), [
-    ("leaf1", "LeafRouter", "65101"), ("leaf8", "LeafRouter", "65108"), ("spine1", "SpineRouter", "65100"),
+    ("leaf1", "ToRRouter", "65101"), ("leaf8", "ToRRouter", "65108"), ("spine1", "LeafRouter", "65100"),
 ])
 def test_device_metadata(clos: Plan, node: str, device_type: str, asn: str) -> None:
     meta = build_config_db(clos, clos.node(node))["DEVICE_METADATA"]["localhost"]
@@ -93,13 +93,45 @@ def test_bgp_globals(leaf1_db: ConfigDb) -> None:
         "default|ipv4_unicast|10.1.4.1/32", "default|ipv4_unicast|10.2.0.0/31", "default|ipv4_unicast|10.2.0.2/31"}
 
 
-def test_port_rows(leaf1_db: ConfigDb) -> None:
+def test_port_rows_are_the_hwsku_port_config_rows(leaf1_db: ConfigDb) -> None:
+    """Arista-7060X6-64PE-B-O128's port_config.ini: Ethernet128 is the first half of front-panel port 17."""
     assert leaf1_db["PORT"]["Ethernet128"] == {
-        "lanes": "128,129,130,131", "alias": "etp33", "index": "33", "speed": "400000", "mtu": "9100",
-        "admin_status": "up", "description": "spine1:Ethernet0"}
+        "lanes": "153,154,155,156", "alias": "etp17a", "index": "17", "speed": "400000", "fec": "rs",
+        "mtu": "9100", "admin_status": "up", "description": "spine1:Ethernet0"}
+    meta = leaf1_db["DEVICE_METADATA"]["localhost"]
+    assert (meta["hwsku"], meta["platform"]) == ("Arista-7060X6-64PE-B-O128", "x86_64-arista_7060x6_64pe_b")
 
 
-def test_no_bfd_profile_when_bfd_disabled(tmp_path: Path) -> None:
+def test_mgmt_interface_keeps_the_management_address(clos: Plan, leaf1_db: ConfigDb) -> None:
+    mgmt = clos.node("leaf1").mgmt
+    assert mgmt is not None and mgmt.network == clos.fabric.mgmt_pool
+    assert leaf1_db["MGMT_INTERFACE"] == {f"eth0|{mgmt}": {"gwaddr": "172.20.20.1"}}
+    assert leaf1_db["MGMT_PORT"] == {"eth0": {"alias": "eth0", "admin_status": "up"}}
+
+
+def test_peer_group_is_activated_with_a_policy_both_ways(leaf1_db: ConfigDb) -> None:
+    """frrcfgd activates only through the AF tables, and eBGP carries nothing without route-maps."""
+    assert leaf1_db["BGP_PEER_GROUP_AF"] == {"default|PEER_V4|ipv4_unicast": {
+        "admin_status": "up", "route_map_in": ["FROM_BGP_PEER_V4"], "route_map_out": ["TO_BGP_PEER_V4"]}}
+    assert set(leaf1_db["ROUTE_MAP_SET"]) == {"FROM_BGP_PEER_V4", "TO_BGP_PEER_V4"}
+    assert leaf1_db["ROUTE_MAP"] == {"FROM_BGP_PEER_V4|100": {"route_operation": "permit"},
+                                     "TO_BGP_PEER_V4|100": {"route_operation": "permit"}}
+
+
+def test_lossless_priority_groups(leaf1_db: ConfigDb) -> None:
+    """What buffermgrd needs for PGs 3-4: pools, the pg_profile_lookup.ini profile, cable lengths."""
+    profile = leaf1_db["BUFFER_PROFILE"]["pg_lossless_400000_5m_profile"]
+    assert profile == {"pool": "ingress_lossless_pool", "size": "18796", "xon": "0", "xoff": "445770",
+                       "dynamic_th": "0", "xon_offset": "3556"}
+    assert set(leaf1_db["BUFFER_POOL"]) == {"ingress_lossless_pool", "egress_lossless_pool"}
+    for port in leaf1_db["PORT"]:
+        assert leaf1_db["BUFFER_PG"][f"{port}|3-4"] == {"profile": "pg_lossless_400000_5m_profile"}
+        assert leaf1_db["CABLE_LENGTH"]["AZURE"][port] == "5m"
+        assert leaf1_db["PORT_QOS_MAP"][port]["pfc_enable"] == "3,4"
+        assert leaf1_db["QUEUE"][f"{port}|3"] == {"scheduler": "scheduler.1", "wred_profile": "ROCE_LOSSLESS"}
+
+
+def test_no_bfd_when_bfd_disabled(tmp_path: Path) -> None:
     path = tmp_path / "nobfd.yaml"
     path.write_text("name: nobfd\nkind: clos\nclos: {spines: 2, leaves: 2}\nfabric: {bfd: {enabled: false}}\n")
     plan = plan_topology(load_topology(path))
@@ -123,16 +155,14 @@ def test_no_bfd_profile_when_bfd_disabled(tmp_path: Path) -> None:
     "  neighbor PEER_V4 activate",
     " bgp bestpath as-path multipath-relax",
     "  maximum-paths 4",
-    " no bgp ebgp-requires-policy",
+    " no bgp default ipv4-unicast",
+    "frr defaults traditional",
     " timers bgp 3 9",
     " neighbor 10.0.0.64 remote-as 65100",
     " neighbor 10.0.0.64 peer-group PEER_V4",
     " neighbor 10.0.0.64 description spine1",
-    " neighbor 10.0.0.64 bfd profile twin",
-    " profile twin",
-    "  detect-multiplier 3",
-    "  receive-interval 100",
-    "  transmit-interval 100",
+    " neighbor 10.0.0.64 bfd",
+    " neighbor 10.0.0.64 update-source 10.0.0.65",
 ])
 def test_frr_conf_lines(leaf1_frr: str, line: str) -> None:
     assert line in leaf1_frr.splitlines()
@@ -160,9 +190,25 @@ def test_frr_no_shutdown_when_admin_up(leaf1_frr: str) -> None:
     assert "shutdown" not in leaf1_frr
 
 
-def test_frr_no_bfd_without_profile(leaf1_db: ConfigDb) -> None:
+def test_frr_has_no_invented_policy_or_activation(leaf1_frr: str) -> None:
+    """Nothing config_db did not ask for: no `bgp default ipv4-unicast`, no `no bgp ebgp-requires-policy`."""
+    lines = leaf1_frr.splitlines()
+    assert " bgp default ipv4-unicast" not in lines and " no bgp ebgp-requires-policy" not in lines
+    assert not any("bfd profile" in line or line.startswith("bfd") for line in lines)
+
+
+def test_frr_without_af_activation_activates_nothing(leaf1_db: ConfigDb) -> None:
     db = copy.deepcopy(leaf1_db)
-    del db["BFD_PROFILE"]
+    del db["BGP_PEER_GROUP_AF"]
+    text = render_frr(db)
+    assert "activate" not in text and " route-map FROM_BGP_PEER_V4 in" not in text
+    assert " no bgp default ipv4-unicast" in text.splitlines()
+
+
+def test_frr_bfd_follows_the_neighbor_field(leaf1_db: ConfigDb) -> None:
+    db = copy.deepcopy(leaf1_db)
+    for row in db["BGP_NEIGHBOR"].values():
+        row.pop("bfd")
     text = render_frr(db)
     assert "bfd" not in text
     assert "router bgp 65101" in text

@@ -232,7 +232,7 @@ def test_config_db_becomes_yang_instance_data() -> None:
                                                             ["hostname", "asic_name", "ifname", "qindex"]]
     assert index["DSCP_TO_TC_MAP"]["lists"][0]["map"] == {"name": "DSCP_TO_TC_MAP", "key": "dscp", "value": "tc"}
     xml, problems = to_xml({"QUEUE": {"Ethernet0|3": {"wred_profile": "W"}, "a|b|c": {}},
-                            "DSCP_TO_TC_MAP": {"ROCE": {"26": "3"}}, "BFD_PROFILE": {"twin": {}}}, index)
+                            "DSCP_TO_TC_MAP": {"ROCE": {"26": "3"}}}, index)
     assert '<sonic-queue xmlns="urn:q"><QUEUE><QUEUE_LIST><ifname>Ethernet0</ifname><qindex>3</qindex>' \
            "<wred_profile>W</wred_profile></QUEUE_LIST></QUEUE></sonic-queue>" in xml
     assert "<DSCP_TO_TC_MAP_LIST><name>ROCE</name><DSCP_TO_TC_MAP><dscp>26</dscp><tc>3</tc>" in xml

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from ipaddress import IPv4Interface, IPv4Network
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,9 @@ def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[s
         if node.kind != "switch":
             continue
         if configs is None:
-            out[node.name] = build_config_db(plan, plan.node(node.name))
+            eth0 = (IPv4Interface(f"{node.mgmt}/{IPv4Network(state.mgmt_subnet).prefixlen}"), state.mgmt_host) \
+                if node.mgmt and state.mgmt_subnet and state.mgmt_host else None
+            out[node.name] = build_config_db(plan, plan.node(node.name), mgmt=eth0)
             continue
         path = configs / node.name / "config_db.json"
         try:

@@ -28,9 +28,10 @@ def node_kind(node: Node) -> NodeKind:
     return "router" if node.user_frr else "switch"
 
 
-def _port_no(iface: str) -> int:
-    m = re.match(r"Ethernet(\d+)$", iface)
-    return int(m.group(1)) // 4 if m else -1
+def _port_no(iface: str, fabric: FabricSettings) -> int:
+    """The port's position in the hwsku (validate_topology refused names the SKU lacks)."""
+    n = fabric.sku.number(iface)
+    return -1 if n is None else n
 
 
 class _Pool:
@@ -117,9 +118,9 @@ def _assign_ports(topo: Topology) -> tuple[list[Link], list[Problem]]:
             uplink = node.role == "leaf" and peer_node is not None and peer_node.role == "spine"
             start = half if uplink else 0
             n = start
-            while sonic_port(n) in used:
+            while sonic_port(n, topo.fabric) in used:
                 n += 1
-            name = sonic_port(n)
+            name = sonic_port(n, topo.fabric)
             if n >= topo.fabric.radix:
                 full.append(Problem(topo.source, "fabric.radix", f"{end.node} has no free port for the link to "
                                     f"{peer.node}: the switch has fabric.radix={topo.fabric.radix} ports",
@@ -188,7 +189,7 @@ def plan_topology(topo: Topology) -> Plan:
         what = f"link {link.a} - {link.b}"
         if ka == "switch" and kb == "switch":
             if owner.role == "leaf":
-                slot = (owner.index - 1) * f.radix + _port_no(owner_iface)
+                slot = (owner.index - 1) * f.radix + _port_no(owner_iface, f)
                 subnet = fabric_pool.keyed(slot, what)
             else:
                 subnet = fabric_pool.top(what)
@@ -196,7 +197,7 @@ def plan_topology(topo: Topology) -> Plan:
         elif {ka, kb} == {"switch", "host"}:
             sw, sw_iface = (na, link.a.iface) if ka == "switch" else (nb, link.b.iface)
             if sw.role == "leaf":
-                subnet = server_pool.keyed((sw.index - 1) * f.radix + _port_no(sw_iface), what)
+                subnet = server_pool.keyed((sw.index - 1) * f.radix + _port_no(sw_iface, f), what)
             else:
                 subnet = server_pool.top(what)
             role = "server"
@@ -217,7 +218,7 @@ def plan_topology(topo: Topology) -> Plan:
         ):
             ifaces[me.name].append(InterfacePlan(
                 name=myif, kernel=myif, peer_node=peer.name, peer_iface=peerif, address=mine,
-                peer_address=theirs, mtu=f.mtu, speed=f.port_speed if mykind == "switch" else None,
+                peer_address=theirs, mtu=f.mtu, speed=f.speed if mykind == "switch" else None,
                 role=role,
             ))
             if role == "fabric" and mine and theirs:
@@ -227,6 +228,14 @@ def plan_topology(topo: Topology) -> Plan:
                 networks[me.name].append(mine.network)
 
     problems += fabric_pool.report() + server_pool.report()
+    switch_names = [n.name for n in topo.nodes if node_kind(n) == "switch"]
+    mgmt_hosts = list(f.mgmt_pool.hosts())[1:]  # the first host address is the gateway
+    if len(switch_names) > len(mgmt_hosts):
+        problems.append(Problem(topo.source, "fabric.mgmt_pool", f"{f.mgmt_pool} holds {len(mgmt_hosts)} "
+                                f"management addresses besides its gateway; {len(switch_names)} switches need one",
+                                "use a larger fabric.mgmt_pool"))
+    mgmt = {name: IPv4Interface(f"{ip}/{f.mgmt_pool.prefixlen}") for name, ip in zip(switch_names, mgmt_hosts,
+                                                                                      strict=False)}
     if problems:
         raise PlanError(topo.locate(problems))
 
@@ -238,7 +247,7 @@ def plan_topology(topo: Topology) -> Plan:
         loop = loopback.get(node.name)
         plans.append(NodePlan(
             name=node.name, role=node.role, kind=kind, index=node.index, asn=asn.get(node.name),
-            loopback=loop, pod=node.pod, rail=node.rail,
+            loopback=loop, mgmt=mgmt.get(node.name), pod=node.pod, rail=node.rail,
             interfaces=sorted(ifaces[node.name], key=_iface_order),
             neighbors=sorted(neighbors[node.name], key=lambda nb: nb.ip),
             networks=([IPv4Network(f"{loop}/32")] if loop else []) + sorted(networks[node.name]),

@@ -44,6 +44,7 @@ class NodePlan(Frozen):
     index: int
     asn: int | None = None
     loopback: IPv4Address | None = None
+    mgmt: IPv4Interface | None = None   # eth0's address in fabric.mgmt_pool (MGMT_INTERFACE)
     pod: int | None = None
     rail: int | None = None
     interfaces: list[InterfacePlan] = []

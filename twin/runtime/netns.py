@@ -13,7 +13,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from ipaddress import IPv4Address, IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 
 from twin.errors import RuntimeBackendError, TwinError
@@ -292,7 +292,8 @@ class NetnsRuntime:
         mgmt_lines = self._mgmt_lines(mgmt_ip, plen)
         self._prepare_rundir(lab, node, rundir)
         if node.kind == "switch":
-            db = build_config_db(plan, node)
+            eth0 = IPv4Interface(f"{mgmt_ip}/{plen}")
+            db = build_config_db(plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
             (rundir / "config_db.json").write_text(dumps(db))
             conf = render_frr(db)
             ifmap = {i.name: i.kernel for i in node.interfaces}

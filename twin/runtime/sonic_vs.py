@@ -36,6 +36,7 @@ from twin.runtime.state import node_dir
 IMAGE_PATTERN = re.compile(r"(^|/)docker-sonic-vs(:|$)")
 STEP = 4  # lanes per port on the Force10-S6000 HWSKU sonic-vs uses
 PORTS = 32  # Force10-S6000: Ethernet0 ... Ethernet124
+SKU = "Force10-S6000"  # what docker-sonic-vs's platform x86_64-kvm_x86_64-r0 runs
 SONIC_PORT = re.compile(r"^Ethernet(0|[1-9][0-9]*)$")
 CLAB_PORT = re.compile(r"^eth(0|[1-9][0-9]*)$")
 REDIS_DIR = "redis"   # under the node's run directory, bound at /var/run/redis
@@ -71,7 +72,8 @@ def sonic_vs_port(iface: str) -> str:
 
 
 def missing_ports(plan: Plan) -> list[str]:
-    """Ports docker-sonic-vs will not have (its HWSKU has 32: Ethernet0 ... Ethernet124), in one warning."""
+    """What docker-sonic-vs cannot run of the plan, in one warning: ports beyond its HWSKU's 32
+    (Ethernet0 ... Ethernet124), or switches declared as another hwsku, whose lanes it lacks."""
     limit = STEP * PORTS
     beyond: dict[str, list[str]] = {}
     for node in plan.nodes:
@@ -79,13 +81,18 @@ def missing_ports(plan: Plan) -> list[str]:
                  and int(i.name.removeprefix("Ethernet")) >= limit]
         if ports:
             beyond[node.name] = ports
-    if not beyond:
+    parts = []
+    if beyond:
+        shown = [f"{name} ({', '.join(ports)})" for name, ports in list(beyond.items())[:2]]
+        more = f" and {len(beyond) - 2} more" if len(beyond) > 2 else ""
+        parts.append(f"{len(beyond)} switches use ports beyond {SKU}'s {PORTS} (Ethernet0 ... "
+                     f"Ethernet{limit - STEP}), which docker-sonic-vs does not create: {'; '.join(shown)}{more}")
+    if plan.fabric.hwsku != SKU and any(n.kind == "switch" for n in plan.nodes):
+        parts.append(f"docker-sonic-vs runs hwsku {SKU} (platform x86_64-kvm_x86_64-r0), not the plan's "
+                     f"{plan.fabric.hwsku}, whose port lanes it does not have")
+    if not parts:
         return []
-    shown = [f"{name} ({', '.join(ports)})" for name, ports in list(beyond.items())[:2]]
-    more = f" and {len(beyond) - 2} more" if len(beyond) > 2 else ""
-    return [f"{len(beyond)} switches use ports beyond Force10-S6000's {PORTS} (Ethernet0 ... "
-            f"Ethernet{limit - STEP}), which docker-sonic-vs does not create: {'; '.join(shown)}{more}; "
-            f"set 'fabric: {{radix: {PORTS}}}' in the topology"]
+    return ["; ".join(parts) + f"; set 'fabric: {{hwsku: {SKU}, radix: {PORTS}}}' in the topology"]
 
 
 def with_container_names(plan: Plan) -> Plan:

@@ -254,8 +254,8 @@ def _stringify(value: Any) -> Any:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
-    if isinstance(value, list):
-        return ",".join(str(v) for v in value)
+    if isinstance(value, list):  # a leaf-list (route_map_in, ACL_TABLE ports): config_db.json keeps a list
+        return [_stringify(v) for v in value]
     return value
 
 

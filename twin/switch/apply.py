@@ -37,72 +37,110 @@ def kernel_lines(old: ConfigDb, new: ConfigDb, ifmap: dict[str, str] | None = No
     return lines
 
 
-def _neighbor_lines(nb: dict[str, Any], bfd: dict[str, Any] | None) -> list[str]:
+def _neighbor_lines(nb: dict[str, Any]) -> list[str]:
     ip = nb["ip"]
-    lines = [f" neighbor {ip} remote-as {nb['asn']}", f" neighbor {ip} peer-group {nb['group']}",
-             f" neighbor {ip} description {nb['name']}", f" neighbor {ip} timers {nb['keepalive']} {nb['holdtime']}"]
-    if nb.get("connect"):
-        lines.append(f" neighbor {ip} timers connect {nb['connect']}")
-    if nb["bfd"] and bfd:
-        lines.append(f" neighbor {ip} bfd profile {bfd['name']}")
+    lines = [f" neighbor {ip} remote-as {nb['asn']}"] if nb["asn"] else []
+    if nb["group"]:
+        lines.append(f" neighbor {ip} peer-group {nb['group']}")
+    if nb["name"]:
+        lines.append(f" neighbor {ip} description {nb['name']}")
     if nb["shutdown"]:
         lines.append(f" neighbor {ip} shutdown")
+    if nb["bfd"]:
+        lines.append(f" neighbor {ip} bfd")
+    if nb["local_addr"]:
+        lines.append(f" neighbor {ip} update-source {nb['local_addr']}")
+    if nb["timers"]:
+        lines.append(f" neighbor {ip} timers {nb['timers']}")
+    if nb["connect"]:
+        lines.append(f" neighbor {ip} timers connect {nb['connect']}")
     return lines
 
 
-def _changed_neighbor(a: dict[str, Any], b: dict[str, Any], bfd: dict[str, Any] | None) -> list[str]:
+def _changed_neighbor(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ip = b["ip"]
     if a["asn"] != b["asn"] or a["group"] != b["group"]:
-        return [f" no neighbor {ip}", *_neighbor_lines(b, bfd)]
+        return [f" no neighbor {ip}", *_neighbor_lines(b)]
     lines = []
     if a["name"] != b["name"]:
-        lines.append(f" neighbor {ip} description {b['name']}")
-    if (a["keepalive"], a["holdtime"]) != (b["keepalive"], b["holdtime"]):
-        lines.append(f" neighbor {ip} timers {b['keepalive']} {b['holdtime']}")
-    if a.get("connect") != b.get("connect"):
-        lines.append(f" neighbor {ip} timers connect {b['connect']}" if b.get("connect")
+        lines.append(f" neighbor {ip} description {b['name']}" if b["name"] else f" no neighbor {ip} description")
+    if a["timers"] != b["timers"]:
+        lines.append(f" neighbor {ip} timers {b['timers']}" if b["timers"] else f" no neighbor {ip} timers")
+    if a["connect"] != b["connect"]:
+        lines.append(f" neighbor {ip} timers connect {b['connect']}" if b["connect"]
                      else f" no neighbor {ip} timers connect")
+    if a["local_addr"] != b["local_addr"]:
+        lines.append(f" neighbor {ip} update-source {b['local_addr']}" if b["local_addr"]
+                     else f" no neighbor {ip} update-source")
     if a["bfd"] != b["bfd"]:
-        lines.append(f" neighbor {ip} bfd profile {bfd['name']}" if b["bfd"] and bfd else f" no neighbor {ip} bfd")
+        lines.append(f" {'' if b['bfd'] else 'no '}neighbor {ip} bfd")
     if a["shutdown"] != b["shutdown"]:
         lines.append(f" {'' if b['shutdown'] else 'no '}neighbor {ip} shutdown")
+    return lines
+
+
+def _af_lines(a: dict[str, Any] | None, b: dict[str, Any] | None, name: str) -> list[str]:
+    """Address-family lines for one peer group or neighbor (None: no AF row)."""
+    was = a or {"activate": None, "rm_in": None, "rm_out": None}
+    now = b or {"activate": None, "rm_in": None, "rm_out": None}
+    lines = []
+    if was["activate"] != now["activate"]:
+        lines.append(f"  {'' if now['activate'] else 'no '}neighbor {name} activate")
+    for field, direction in (("rm_in", "in"), ("rm_out", "out")):
+        if was[field] != now[field]:
+            lines.append(f"  neighbor {name} route-map {now[field]} {direction}" if now[field]
+                         else f"  no neighbor {name} route-map {was[field]} {direction}")
     return lines
 
 
 def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     """FRR config lines that turn `old` into `new`, or None when BGP must be reloaded whole."""
     a, b = frr_context(old), frr_context(new)
-    if (a["asn"], a["router_id"]) != (b["asn"], b["router_id"]):
+    if (a["asn"], a["router_id"], a["frrcfgd"]) != (b["asn"], b["router_id"], b["frrcfgd"]):
         return None
     lines: list[str] = []
-    if b["bfd"] and b["bfd"] != a["bfd"]:
-        lines += ["bfd", f" profile {b['bfd']['name']}", f"  detect-multiplier {b['bfd']['multiplier']}",
-                  f"  receive-interval {b['bfd']['rx']}", f"  transmit-interval {b['bfd']['tx']}", " exit", "exit"]
+    maps_a = {(m["name"], m["seq"]): m["action"] for m in a["route_maps"]}
+    maps_b = {(m["name"], m["seq"]): m["action"] for m in b["route_maps"]}
+    for (name, seq), action in sorted(maps_b.items()):
+        if maps_a.get((name, seq)) != action:
+            if (name, seq) in maps_a:
+                lines.append(f"no route-map {name} {maps_a[(name, seq)]} {seq}")
+            lines += [f"route-map {name} {action} {seq}", "exit"]
     bgp: list[str] = []
-    if (a["keepalive"], a["holdtime"]) != (b["keepalive"], b["holdtime"]):
-        bgp.append(f" timers bgp {b['keepalive']} {b['holdtime']}")
-    for g in sorted(set(b["groups"]) - set(a["groups"])):
-        bgp += [f" neighbor {g} peer-group", " address-family ipv4 unicast", f"  neighbor {g} activate",
-                f"  neighbor {g} route-map FROM_BGP_PEER_V4 in", f"  neighbor {g} route-map TO_BGP_PEER_V4 out",
-                " exit-address-family"]
+    for field, line in (("log_changes", "bgp log-neighbor-changes"), ("default_ipv4", "bgp default ipv4-unicast"),
+                        ("mp_relax", "bgp bestpath as-path multipath-relax")):
+        if a[field] != b[field]:
+            bgp.append(f" {'' if b[field] else 'no '}{line}")
+    if a["timers"] != b["timers"]:
+        bgp.append(f" timers bgp {b['timers']}" if b["timers"] else " no timers bgp")
+    bgp += [f" neighbor {g} peer-group" for g in sorted(set(b["groups"]) - set(a["groups"]))]
     olds = {nb["ip"]: nb for nb in a["neighbors"]}
     news = {nb["ip"]: nb for nb in b["neighbors"]}
     for ip in sorted(set(olds) - set(news)):
         bgp.append(f" no neighbor {ip}")
     for ip, nb in news.items():
         if ip not in olds:
-            bgp += _neighbor_lines(nb, b["bfd"])
-        elif olds[ip] != nb or (nb["bfd"] and a["bfd"] is None and b["bfd"] is not None):
-            bgp += _changed_neighbor(olds[ip], nb, b["bfd"])
+            bgp += _neighbor_lines(nb)
+        elif olds[ip] != nb:
+            bgp += _changed_neighbor(olds[ip], nb)
     bgp += [f" no neighbor {g} peer-group" for g in sorted(set(a["groups"]) - set(b["groups"]))]
     af = [f"  no network {n}" for n in sorted(set(a["networks"]) - set(b["networks"]))]
     af += [f"  network {n}" for n in sorted(set(b["networks"]) - set(a["networks"]))]
+    subjects_a = {s["name"]: s for s in a["subjects"]}
+    subjects_b = {s["name"]: s for s in b["subjects"]}
+    recreated = {ip for ip in news if ip in olds and (olds[ip]["asn"], olds[ip]["group"])
+                 != (news[ip]["asn"], news[ip]["group"])}
+    for name in sorted(set(subjects_a) | set(subjects_b)):
+        if name not in news and name not in b["groups"]:
+            continue  # the neighbor or group is gone, and its AF settings with it
+        before = None if name in recreated or (name in news and name not in olds) else subjects_a.get(name)
+        af += _af_lines(before, subjects_b.get(name), name)
     if a["max_paths"] != b["max_paths"]:
-        af.append(f"  maximum-paths {b['max_paths']}")
+        af.append(f"  maximum-paths {b['max_paths']}" if b["max_paths"] else "  no maximum-paths")
     if af:
         bgp += [" address-family ipv4 unicast", *af, " exit-address-family"]
     if bgp:
         lines += [f"router bgp {b['asn']}", *bgp, "exit"]
-    if a["bfd"] and not b["bfd"]:
-        lines += ["bfd", f" no profile {a['bfd']['name']}", "exit"]
+    lines += [f"no route-map {name} {action} {seq}" for (name, seq), action in sorted(maps_a.items())
+              if (name, seq) not in maps_b]
     return lines

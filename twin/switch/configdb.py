@@ -10,19 +10,39 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
+from importlib import resources
 from ipaddress import IPv4Interface, ip_address, ip_interface
 from pathlib import Path
 from typing import Any
 
 ConfigDb = dict[str, dict[str, Any]]
 
-# Tables the twin switch programs or keeps (the QoS tables are kept, not enforced).
-KNOWN_TABLES = frozenset({
-    "DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "DEVICE_NEIGHBOR", "BGP_GLOBALS",
-    "BGP_GLOBALS_AF", "BGP_GLOBALS_AF_NETWORK", "BGP_PEER_GROUP", "BGP_NEIGHBOR", "BFD_PROFILE",
-    "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE",
-    "WRED_PROFILE", "PORT_QOS_MAP", "QUEUE", "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG",
+# The built-in schema: a digest of SONiC's YANG models (twin.validate.yang.builtin_schema, written
+# by `make schema`), used where the models themselves are not at hand.
+SCHEMA: dict[str, Any] = json.loads((resources.files("twin.switch") / "schema.json").read_text())
+KNOWN_TABLES = frozenset(SCHEMA["tables"])
+# The tables twin's generated configs hold (twin.render.config_db); on docker-sonic-vs, the others in
+# its CONFIG_DB (FEATURE, ...) are SONiC's own and a Set keeps them as they are.
+GENERATED_TABLES = frozenset({
+    "DEVICE_METADATA", "PORT", "INTERFACE", "LOOPBACK_INTERFACE", "DEVICE_NEIGHBOR", "MGMT_PORT", "MGMT_INTERFACE",
+    "BGP_GLOBALS", "BGP_GLOBALS_AF", "BGP_GLOBALS_AF_NETWORK", "BGP_PEER_GROUP", "BGP_PEER_GROUP_AF",
+    "BGP_NEIGHBOR", "BGP_NEIGHBOR_AF", "ROUTE_MAP_SET", "ROUTE_MAP", "DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP",
+    "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "WRED_PROFILE",
+    "SCHEDULER", "PORT_QOS_MAP", "QUEUE", "BUFFER_POOL", "BUFFER_PROFILE", "BUFFER_PG", "BUFFER_QUEUE",
+    "CABLE_LENGTH",
 })
+# sonic-device_metadata.yang's pattern for DEVICE_METADATA type
+DEVICE_TYPES = frozenset({
+    "ToRRouter", "LeafRouter", "SpineChassisFrontendRouter", "ChassisBackendRouter", "ASIC", "MgmtToRRouter",
+    "MgmtLeafRouter", "MgmtSpineRouter", "MgmtAccessRouter", "LowerMgmtAggregator", "UpperMgmtAggregator",
+    "SpineRouter", "BackEndSpineRouter", "UpperSpineRouter", "FabricSpineRouter", "LowerSpineRouter",
+    "BackEndToRRouter", "BackEndLeafRouter", "EPMS", "MgmtTsToR", "BmcMgmtToRRouter", "MiniTs", "LeafTs",
+    "SpineTs", "CoreTs", "ConsoleServer", "TerminalServer", "SonicHost", "SmartSwitchDPU", "FilterLeaf",
+    "NetworkBmc", "MseeRouter", "not-provisioned", "LowerRegionalHub", "FabricRegionalHub", "UpperRegionalHub",
+})
+_INT_RANGES = {"uint8": (0, 255), "uint16": (0, 65535), "uint32": (0, 4294967295), "uint64": (0, 2**64 - 1),
+               "int8": (-128, 127), "int16": (-32768, 32767), "int32": (-2**31, 2**31 - 1)}
 
 
 def load(path: Path) -> ConfigDb:
@@ -42,10 +62,107 @@ def save(path: Path, db: ConfigDb) -> None:
 
 
 def _int(value: Any, lo: int, hi: int) -> bool:
-    try:
-        return lo <= int(str(value)) <= hi
-    except ValueError:
-        return False
+    """ASCII digits only (Python's int() also takes '_' and other scripts' digits; FRR and YANG do not)."""
+    text = str(value)
+    return re.fullmatch(r"-?[0-9]+", text) is not None and lo <= int(text) <= hi
+
+
+def _typed(kind: str, value: str) -> bool:
+    """Whether `value` fits the YANG type the built-in schema records (types it cannot judge pass)."""
+    if kind in _INT_RANGES:
+        return _int(value, *_INT_RANGES[kind])
+    if kind == "boolean":
+        return value in ("true", "false")
+    if kind == "stypes:admin_status":
+        return value in ("up", "down")
+    if kind in ("inet:ip-address", "inet:ip-address-no-zone"):
+        return _ip(value)
+    if kind in ("inet:ipv4-address", "inet:ipv4-address-no-zone"):
+        return _ipv4(value)
+    if kind in ("inet:ip-prefix", "inet:ipv4-prefix", "inet:ipv6-prefix", "stypes:sonic-ip-prefix",
+                "stypes:sonic-ip4-prefix"):
+        try:
+            ip_interface(value)
+            return "/" in value
+        except ValueError:
+            return False
+    return True
+
+
+def _pick(spec: dict[str, Any], key: str) -> dict[str, Any] | None:
+    parts = key.split("|")
+    lists: list[dict[str, Any]] = spec["lists"]
+    for lst in lists:
+        if lst["container"] and len(parts) == 1 and lst["name"] == key:
+            return lst
+    for lst in lists:
+        if not lst["container"] and len(lst["keys"]) == len(parts):
+            return lst
+    return None
+
+
+# Fields whose values validate() judges itself, with messages naming the accepted range.
+JUDGED = frozenset({
+    ("PORT", "mtu"), ("PORT", "speed"), ("PORT", "admin_status"), ("DEVICE_METADATA", "bgp_asn"),
+    ("DEVICE_METADATA", "type"), ("BGP_GLOBALS", "local_asn"), ("BGP_GLOBALS", "router_id"),
+    ("BGP_GLOBALS_AF", "max_ebgp_paths"), ("BGP_NEIGHBOR", "asn"), ("BGP_NEIGHBOR", "bfd"),
+    ("BGP_NEIGHBOR", "admin_status"), ("BGP_NEIGHBOR", "holdtime"), ("BGP_NEIGHBOR", "keepalive"),
+    ("BGP_NEIGHBOR", "conn_retry"),
+})
+
+
+def shape_errors(db: dict[str, Any]) -> list[str]:
+    """Tables without a model, and tables that are not objects of objects: nothing else can be judged."""
+    errors = []
+    for table, rows in db.items():
+        if table not in SCHEMA["tables"]:
+            errors.append(f"{table}: no SONiC YANG model defines this table (SONiC's config reload, GCU and "
+                          "gNMI Set refuse it)")
+        elif not isinstance(rows, dict) or not all(isinstance(v, dict) for v in rows.values()):
+            errors.append(f"{table}: every key must map to an object of fields")
+    return errors
+
+
+def schema_errors(db: dict[str, Any]) -> list[str]:
+    """What SONiC's YANG models refuse in `db` as far as the built-in schema can tell: tables without
+    a model, keys of the wrong shape, unknown fields, missing mandatory fields, values not of their type."""
+    errors = shape_errors(db)
+    for table, rows in db.items():
+        spec = SCHEMA["tables"].get(table)
+        if spec is None or not isinstance(rows, dict) or not all(isinstance(v, dict) for v in rows.values()):
+            continue
+        for key, row in rows.items():
+            lst = _pick(spec, key)
+            if lst is None:
+                shapes = sorted({len(x["keys"]) for x in spec["lists"] if not x["container"]})
+                names = [x["name"] for x in spec["lists"] if x["container"]]
+                want = (f"one of {', '.join(names)}" if names else
+                        f"{' or '.join(map(str, shapes))} part(s) separated by '|'")
+                errors.append(f"{table}|{key}: a {table} key is {want}")
+                continue
+            for field, value in row.items():
+                if lst["map"] is not None and field not in lst["leaves"] and field not in lst["leaflists"]:
+                    if not isinstance(value, str):
+                        errors.append(f"{table}|{key} {field}: CONFIG_DB values are strings")
+                    continue
+                if field in lst["leaflists"]:
+                    values = value if isinstance(value, list) else str(value).split(",")
+                    if not all(isinstance(v, str) for v in values):
+                        errors.append(f"{table}|{key} {field}: a list of strings is expected")
+                    elif not all(_typed(lst["leaflists"][field], v) for v in values):
+                        errors.append(f"{table}|{key} {field}: {value!r} is not of type {lst['leaflists'][field]}")
+                    continue
+                if field not in lst["leaves"]:
+                    errors.append(f"{table}|{key} {field}: SONiC's model of {table} has no field '{field}'")
+                elif isinstance(value, dict | list) or value is None:
+                    errors.append(f"{table}|{key} {field}: CONFIG_DB values are strings, not "
+                                  f"{type(value).__name__}s")
+                elif (table, field) not in JUDGED and not _typed(lst["leaves"][field], str(value)):
+                    errors.append(f"{table}|{key} {field}: '{value}' is not of type {lst['leaves'][field]}")
+            for field in lst["mandatory"]:
+                if field not in row:
+                    errors.append(f"{table}|{key} {field}: required by SONiC's model of {table}")
+    return errors
 
 
 def _ip(value: Any) -> bool:
@@ -79,18 +196,8 @@ def validate(db: Any) -> list[str]:
     """Every reason `db` cannot be applied; empty when it is valid."""
     if not isinstance(db, dict):
         return ["CONFIG_DB must be a JSON object of tables"]
-    errors: list[str] = []
-    for table, rows in db.items():
-        if table not in KNOWN_TABLES:
-            errors.append(f"unknown table '{table}'; supported: {', '.join(sorted(KNOWN_TABLES))}")
-        elif not isinstance(rows, dict) or not all(isinstance(v, dict) for v in rows.values()):
-            errors.append(f"{table}: every key must map to an object of fields")
-        else:
-            for key, row in rows.items():
-                bad = sorted(f for f, v in row.items() if isinstance(v, dict | list))
-                if bad:
-                    errors.append(f"{table}|{key} {', '.join(bad)}: CONFIG_DB values are strings, not objects")
-    if errors:
+    errors = schema_errors(db)
+    if shape_errors(db):
         return errors
     meta = db.get("DEVICE_METADATA", {}).get("localhost")
     if not meta:
@@ -98,6 +205,9 @@ def validate(db: Any) -> list[str]:
     else:
         if not meta.get("hostname"):
             errors.append("DEVICE_METADATA|localhost hostname: required")
+        if "type" in meta and meta["type"] not in DEVICE_TYPES:
+            errors.append(f"DEVICE_METADATA|localhost type: '{meta['type']}' is not a SONiC device type "
+                          "(ToRRouter faces servers, LeafRouter is the tier above, SpineRouter above that)")
         if not _int(meta.get("bgp_asn", ""), 1, 4294967294):
             errors.append(f"DEVICE_METADATA|localhost bgp_asn: '{meta.get('bgp_asn')}' is not an ASN (1-4294967294)")
     for vrf, row in db.get("BGP_GLOBALS", {}).items():
@@ -169,11 +279,6 @@ def validate(db: Any) -> list[str]:
             ip_interface(prefix)
         except ValueError:
             errors.append(f"BGP_GLOBALS_AF_NETWORK|{key}: '{prefix}' is not a prefix")
-    for name, row in db.get("BFD_PROFILE", {}).items():
-        for field, lo, hi in (("detect_multiplier", 2, 255), ("desired_minimum_tx_interval", 10, 60000),
-                              ("required_minimum_receive", 10, 60000)):
-            if field in row and not _int(row[field], lo, hi):
-                errors.append(f"BFD_PROFILE|{name} {field}: '{row[field]}' is not in {lo}-{hi}")
     return errors
 
 

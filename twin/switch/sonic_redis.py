@@ -29,7 +29,7 @@ import redis
 from redis.typing import EncodableT, FieldT
 
 from twin.switch import configdb
-from twin.switch.configdb import KNOWN_TABLES, ConfigDb
+from twin.switch.configdb import GENERATED_TABLES, ConfigDb
 from twin.switch.endpoint import SetRejected
 from twin.switch.endpoint_protocol import StateReaders
 from twin.switch.statedb import Table
@@ -337,7 +337,7 @@ def with_sonic_tables(new: ConfigDb, current: ConfigDb) -> ConfigDb:
     ...) next to the ones twin renders; a Set (even a replace of the whole CONFIG_DB) keeps them."""
     if not isinstance(new, dict):
         return new
-    kept = {t: rows for t, rows in current.items() if t not in KNOWN_TABLES and t not in new}
+    kept = {t: rows for t, rows in current.items() if t not in GENERATED_TABLES and t not in new}
     return {**kept, **new}
 
 
@@ -391,7 +391,7 @@ class SonicEndpoint:
         """twin's validation of the tables it models; SONiC's own tables may only stay unchanged."""
         if not isinstance(new, dict):
             return configdb.validate(new)
-        sonic_own = {t for t in new if t not in KNOWN_TABLES and t in current}
+        sonic_own = {t for t in new if t not in GENERATED_TABLES and t in current}
         errors = configdb.validate({t: rows for t, rows in new.items() if t not in sonic_own})
         if not errors:
             errors = self._missing_ports(new)

@@ -11,20 +11,22 @@ from twin.errors import Problem
 from twin.topology.models import ClosSpec, Endpoint, FabricSettings, Link, Node, RailSpec
 
 
-def sonic_port(number: int) -> str:
-    """SONiC front-panel name of port `number` (4 lanes per port: Ethernet0, Ethernet4, ...)."""
-    return f"Ethernet{4 * number}"
+def sonic_port(number: int, fabric: FabricSettings) -> str:
+    """SONiC name of front-panel port `number` (0-based) of the fabric's hwsku, as its
+    port_config.ini names it (Ethernet0, Ethernet4, ... on 4-lane ports; Ethernet0, Ethernet8, ... on 8)."""
+    sku = fabric.sku
+    return sku.port(number).name if number < sku.port_count else f"Ethernet{sku.port_count}+{number}"
 
 
-def _uplinks(leaf: Node, leaf_no: int, spines: list[Node], parallel: int, radix: int) -> list[Link]:
+def _uplinks(leaf: Node, leaf_no: int, spines: list[Node], parallel: int, fabric: FabricSettings) -> list[Link]:
     links = []
     for j, spine in enumerate(spines):
         for k in range(parallel):
-            leaf_port = radix // 2 + j * parallel + k
+            leaf_port = fabric.radix // 2 + j * parallel + k
             spine_port = (leaf_no - 1) * parallel + k
             links.append(
-                Link(a=Endpoint(node=leaf.name, iface=sonic_port(leaf_port)),
-                     b=Endpoint(node=spine.name, iface=sonic_port(spine_port)))
+                Link(a=Endpoint(node=leaf.name, iface=sonic_port(leaf_port, fabric)),
+                     b=Endpoint(node=spine.name, iface=sonic_port(spine_port, fabric)))
             )
     return links
 
@@ -56,14 +58,14 @@ def clos(spec: ClosSpec, fabric: FabricSettings) -> tuple[list[Node], list[Link]
     links: list[Link] = []
     server_no = 0
     for i, leaf in enumerate(leaves, start=1):
-        links += _uplinks(leaf, i, spines, spec.links_per_spine, fabric.radix)
+        links += _uplinks(leaf, i, spines, spec.links_per_spine, fabric)
         for s in range(spec.servers_per_leaf):
             server_no += 1
             server = Node(name=f"server{server_no}", role="server", index=server_no)
             nodes.append(server)
             for m in range(spec.nics_per_server):
                 port = s * spec.nics_per_server + m
-                links.append(Link(a=Endpoint(node=leaf.name, iface=sonic_port(port)),
+                links.append(Link(a=Endpoint(node=leaf.name, iface=sonic_port(port, fabric)),
                                   b=Endpoint(node=server.name, iface=f"eth{m + 1}")))
     return nodes, links, problems
 
@@ -82,12 +84,12 @@ def rail(spec: RailSpec, fabric: FabricSettings) -> tuple[list[Node], list[Link]
             leaf = Node(name=f"pod{p}-rail{r}", role="leaf", index=number, pod=p, rail=r)
             rail_leaves.append(leaf)
             nodes.append(leaf)
-            links += _uplinks(leaf, number, spines, spec.links_per_spine, fabric.radix)
+            links += _uplinks(leaf, number, spines, spec.links_per_spine, fabric)
         for s in range(1, spec.servers_per_pod + 1):
             server = Node(name=f"pod{p}-server{s}", role="server",
                           index=(p - 1) * spec.servers_per_pod + s, pod=p)
             nodes.append(server)
             for r, leaf in enumerate(rail_leaves, start=1):
-                links.append(Link(a=Endpoint(node=leaf.name, iface=sonic_port(s - 1)),
+                links.append(Link(a=Endpoint(node=leaf.name, iface=sonic_port(s - 1, fabric)),
                                   b=Endpoint(node=server.name, iface=f"eth{r}")))
     return nodes, links, problems

@@ -13,6 +13,8 @@ from twin.topology.models import Endpoint, Link, Node, Topology, TopologyFile
 from twin.topology.source import YamlDoc, load_yaml
 from twin.topology.validate import validate_topology
 
+FIX_MARK = " | fix: "  # validators raise ValueError(f"{message}{FIX_MARK}{fix}")
+
 
 def pydantic_problems(doc: YamlDoc, exc: ValidationError, base: tuple[str | int, ...] = ()) -> list[Problem]:
     """Turn pydantic's errors into problems that name the file, the line and the field."""
@@ -24,6 +26,8 @@ def pydantic_problems(doc: YamlDoc, exc: ValidationError, base: tuple[str | int,
             message, fix = "unknown field", "remove it or check its spelling"
         elif kind == "missing":
             message, fix = "required field is missing", "add it"
+        elif kind == "value_error" and FIX_MARK in err["msg"]:  # a validator's own "message | fix: fix"
+            message, _, fix = err["msg"].removeprefix("Value error, ").partition(FIX_MARK)
         else:
             message, fix = err["msg"], "correct the value"
             if "input" in err and not isinstance(err["input"], dict | list):

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 from ipaddress import IPv4Network
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from twin import hwsku as skus
 from twin.errors import Problem
 
 Role = Literal["spine", "leaf", "server", "router", "host"]
@@ -22,10 +23,29 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# What `neighbor X bfd` runs on SONiC: bfdd's defaults, since no SONiC table with a YANG model
+# carries BFD timers for a BGP peer (BFD_PROFILE has no model; config reload and GCU refuse it).
+SONIC_BFD_INTERVAL_MS = 300
+SONIC_BFD_MULTIPLIER = 3
+
+
 class BfdSettings(Strict):
+    """BFD on every fabric session (`bfd: "true"` on each BGP_NEIGHBOR), at SONiC's timers."""
+
     enabled: bool = True
-    interval_ms: int = Field(100, ge=10, le=60000)
-    multiplier: int = Field(3, ge=2, le=255)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_timers(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for field in ("interval_ms", "multiplier"):
+                if field in data:
+                    raise ValueError(
+                        f"'{field}' cannot be set: SONiC runs BFD for BGP peers at its own timers "
+                        f"({SONIC_BFD_INTERVAL_MS} ms x {SONIC_BFD_MULTIPLIER}; no SONiC table with a YANG model "
+                        f"carries others), so a config that asked for other timers would not work on a switch"
+                        f" | fix: remove '{field}' and keep 'enabled'")
+        return data
 
 
 class BgpTimers(Strict):
@@ -44,12 +64,33 @@ class FabricSettings(Strict):
     fabric_pool: IPv4Network = IPv4Network("10.0.0.0/16")
     server_pool: IPv4Network = IPv4Network("10.2.0.0/16")
     mtu: int = Field(9100, ge=1280, le=9216)
-    port_speed: int = Field(400000, ge=1000, le=800000)
-    radix: int = Field(64, ge=2, le=512, description="ports per switch")
-    hwsku: str = "Arista-7060DX5-64S"
+    mgmt_pool: IPv4Network = Field(IPv4Network("172.20.20.0/24"), description="management addresses (eth0) "
+                                   "written to MGMT_INTERFACE; a runtime may give a lab its own subnet")
+    port_speed: int | None = Field(None, ge=1000, le=800000, description="default: the hwsku's port speed")
+    radix: int = Field(64, ge=2, le=512, description="fabric ports per switch (at most the hwsku's)")
+    hwsku: str = Field("Arista-7060X6-64PE-B-O128", description="SONiC hwsku: its port_config.ini names the "
+                       "ports, lanes and aliases (twin/hwsku/data)")
     max_paths: int | None = Field(None, ge=1, le=256, description="default: the spine count")
     bfd: BfdSettings = BfdSettings()
     bgp: BgpTimers = BgpTimers()
+
+    @field_validator("hwsku")
+    @classmethod
+    def _known_sku(cls, value: str) -> str:
+        if value not in skus.names():
+            raise ValueError(f"twin has no port data for hwsku '{value}' | fix: use one of "
+                             f"{', '.join(skus.names())} (or add its port_config.ini rows as "
+                             "twin/hwsku/data/<hwsku>.json)")
+        return value
+
+    @property
+    def sku(self) -> skus.Sku:
+        return skus.load(self.hwsku)
+
+    @property
+    def speed(self) -> int:
+        """Every switch port's speed: the one set, else the hwsku's."""
+        return self.port_speed or self.sku.speed
 
 
 class ClosSpec(Strict):

@@ -9,11 +9,31 @@ from twin.errors import Problem
 from twin.topology.models import NAME_PATTERN, Topology
 
 IFNAMSIZ = 15  # usable characters in a Linux interface name
-_SONIC_PORT = re.compile(r"^Ethernet(\d+)$")
+
+
+def _sku_problems(topo: Topology) -> list[Problem]:
+    f = topo.fabric
+    sku = f.sku
+    out = []
+    if f.radix > sku.fabric_ports:
+        out.append(Problem(topo.source, "fabric.radix", f"fabric.radix={f.radix} but {sku.hwsku} has "
+                           f"{sku.fabric_ports} front-panel ports", f"set fabric.radix to at most {sku.fabric_ports} "
+                           "or pick an hwsku with more ports"))
+    if f.port_speed is not None and f.port_speed != sku.speed:
+        out.append(Problem(topo.source, "fabric.port_speed", f"{f.port_speed} is not {sku.hwsku}'s port speed "
+                           f"({sku.speed}), the only one SONiC's buffer profile for this SKU covers",
+                           "remove fabric.port_speed or pick an hwsku of that speed"))
+    if sku.buffers is None and any(n.is_switch and not n.user_frr for n in topo.nodes):
+        out.append(Problem(topo.source, "fabric.hwsku", f"SONiC ships no buffer defaults for {sku.hwsku} "
+                           "(no buffers_defaults_*.j2 or pg_profile_lookup.ini in its device folder), so a switch "
+                           "of this SKU builds no lossless priority groups for RoCE",
+                           "pick an hwsku with buffer defaults, e.g. Arista-7060X6-64PE-B-O128"))
+    return out
 
 
 def validate_topology(topo: Topology) -> list[Problem]:
-    problems: list[Problem] = []
+    problems: list[Problem] = _sku_problems(topo)
+    sku = topo.fabric.sku
 
     def add(field: str, message: str, fix: str, line: int | None = None) -> None:
         problems.append(Problem(topo.source, field, message, fix, line))
@@ -57,11 +77,12 @@ def validate_topology(topo: Topology) -> list[Problem]:
                     f"Linux interface names hold at most {IFNAMSIZ}", "use a shorter interface name",
                     link.line)
             if end_node.is_switch and not end_node.user_frr:
-                m = _SONIC_PORT.match(end.iface)
-                if not m or int(m.group(1)) % 4:
-                    add(field, f"switch port '{end.iface}' on {end.node} is not a SONiC port name",
-                        "use Ethernet0, Ethernet4, Ethernet8, ... (4 lanes per port)", link.line)
-                elif int(m.group(1)) // 4 >= topo.fabric.radix:
+                number = sku.number(end.iface)
+                if number is None:
+                    first = ", ".join(p.name for p in sku.ports[:3])
+                    add(field, f"switch port '{end.iface}' on {end.node} is not a port of {sku.hwsku}",
+                        f"use the SKU's port names ({first}, ... as its port_config.ini has them)", link.line)
+                elif number >= topo.fabric.radix:
                     add(field, f"port {end.iface} on {end.node} is beyond fabric.radix={topo.fabric.radix}",
                         "raise fabric.radix or use a lower port", link.line)
             key = (end.node, end.iface)

@@ -110,13 +110,20 @@ def session_findings(cfgs: list[SwitchConfig]) -> list[Finding]:
     return _dedupe(out)
 
 
+# SONiC's tiers, lowest first (DEVICE_METADATA type): servers hang off ToRRouters (T0), which
+# LeafRouters (T1) connect, which SpineRouters (T2) connect.
+TIERS = ("ToRRouter", "LeafRouter", "SpineRouter")
+
+
 def ecmp_findings(cfgs: list[SwitchConfig]) -> list[Finding]:
-    spines = [c for c in cfgs if c.role == "SpineRouter"]
-    if not spines:
+    """Every switch of the lowest tier present needs an ECMP width of at least the top tier's size."""
+    present = sorted({c.role for c in cfgs if c.role in TIERS}, key=TIERS.index)
+    if len(present) < 2:
         return []
+    spines = [c for c in cfgs if c.role == present[-1]]
     out = []
     for cfg in cfgs:
-        if cfg.role != "LeafRouter":
+        if cfg.role != present[0]:
             continue
         af = cfg.table("BGP_GLOBALS_AF").get("default|ipv4_unicast", {})
         paths = af.get("max_ebgp_paths")

@@ -36,12 +36,12 @@ from twin.errors import TwinError
 from twin.validate.findings import ConfigDb, Finding, SwitchConfig
 
 MODELS_ENV = "TWIN_SONIC_YANG"
-# twin's own tables, which SONiC's models do not describe (BFD timers per profile)
-TWIN_TABLES = {"BFD_PROFILE"}
 ROUNDS = 12
+INDEX_FORMAT = "3"  # bumped when parse_tree records more, so older caches are rebuilt
 
 NODE = re.compile(r"^(?P<indent>[\s|]*)\+--(?:rw|ro|-w|-x|-n|--) (?P<name>[^\s*?!]+)(?P<flag>[*?!]?)"
                   r"(?:\s+\[(?P<keys>[^\]]+)\])?")
+CASE = re.compile(r"^(?P<indent>[\s|]*)\+--:\((?P<name>[^)]+)\)")
 ERROR = re.compile(r'^libyang\[\d+\]: (?P<msg>.*?)(?: \(path: (?:Data|Schema) location "(?P<path>[^"]+)"'
                    r"(?:, line number \d+)?\.\))?$")
 
@@ -64,7 +64,7 @@ def _cache_root() -> Path:
 def prepare(models: Path) -> Path:
     """Rendered models plus index.json (tables -> module, namespace, lists) in a cache dir."""
     files = sorted((models / "yang-models").glob("*.yang")) + sorted((models / "yang-templates").glob("*.j2"))
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(INDEX_FORMAT.encode())
     for f in files:
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
@@ -110,6 +110,12 @@ def _env(home: Path) -> dict[str, str]:
     return {**os.environ, "HOME": str(home)}  # yanglint keeps a history file in $HOME
 
 
+def _leaf_type(line: str, m: re.Match[str]) -> str:
+    """The type yanglint's tree prints after a leaf's name (`uint32`, `stypes:admin_status`, `union`)."""
+    rest = line[m.end():].split()
+    return rest[0] if rest else ""
+
+
 def parse_tree(text: str, namespaces: dict[str, str]) -> dict[str, Any]:
     """yanglint's tree output -> {table: {module, ns, top, lists: [{name, keys, leaves, leaflists, map}]}}."""
     index: dict[str, Any] = {}
@@ -117,17 +123,27 @@ def parse_tree(text: str, namespaces: dict[str, str]) -> dict[str, Any]:
     current: dict[str, Any] | None = None
     nested: dict[str, Any] | None = None
     in_body = False
+    transparent: list[int] = []  # raw depths of the open choice/case nodes
     for line in text.splitlines():
         if line.startswith("module: "):
             module, in_body = line.split(": ", 1)[1].strip(), True
+            transparent = []
             continue
         if line.strip().startswith(("augment ", "rpcs:", "notifications:", "grouping ")):
             in_body = False
             continue
+        case = CASE.match(line)
         m = NODE.match(line)
-        if not m or not in_body or module is None:
+        if (not m and not case) or not in_body or module is None:
             continue
-        depth = (len(m.group("indent")) - 2) // 3
+        raw = (len((m or case).group("indent")) - 2) // 3  # type: ignore[union-attr]
+        while transparent and transparent[-1] >= raw:
+            transparent.pop()
+        if case or (m and m.group("name").startswith("(")):
+            transparent.append(raw)  # a choice or a case: its leaves belong to the list around it
+            continue
+        assert m is not None
+        depth = raw - len(transparent)
         name, flag, keys = m.group("name"), m.group("flag"), m.group("keys")
         if depth == 0:
             top = name
@@ -143,13 +159,18 @@ def parse_tree(text: str, namespaces: dict[str, str]) -> dict[str, Any]:
             index[table]["lists"].append(current)
             nested = None
         elif depth == 3 and current is not None:
+            kind = _leaf_type(line, m)
             if flag == "*" and keys:
                 nested = {"name": name, "key": keys.split()[0], "value": None}
                 current["map"] = nested
             elif flag == "*":
                 current["leaflists"].append(name)
+                current.setdefault("types", {})[name] = kind
             else:
                 current["leaves"].append(name)
+                current.setdefault("types", {})[name] = kind
+                if not flag and name not in current["keys"] and len(transparent) == 0:
+                    current.setdefault("mandatory", []).append(name)
         elif depth == 4 and nested is not None and name != nested["key"] and nested["value"] is None:
             nested["value"] = name
     return index
@@ -161,7 +182,7 @@ def to_xml(db: ConfigDb, index: dict[str, Any]) -> tuple[str, list[tuple[str, st
     tops: dict[str, ET.Element] = {}
     problems: list[tuple[str, str, str]] = []
     for table, rows in db.items():
-        if table in TWIN_TABLES or not isinstance(rows, dict):
+        if not isinstance(rows, dict):
             continue
         spec = index.get(table)
         if spec is None:
@@ -244,7 +265,7 @@ def _session(cache: Path, docs: dict[str, str]) -> dict[str, tuple[str, str | No
     # only the modules whose containers the documents use: every implemented module adds its
     # default nodes to every document, so loading all 140 triples the validation time
     used = set(re.findall(r'<([\w-]+) xmlns="', "\n".join(docs.values())))
-    modules = sorted(p.stem for p in cache.glob("*.yang") if p.stem in used) or ["sonic-types"]
+    modules = sorted(_with_imports(cache, used)) or ["sonic-types"]
     with tempfile.TemporaryDirectory() as tmp:
         paths: dict[str, str] = {}
         for name, text in docs.items():
@@ -265,6 +286,22 @@ def _session(cache: Path, docs: dict[str, str]) -> dict[str, tuple[str, str | No
         if failed and failed.group(1) in paths:
             out[paths[failed.group(1)]] = last or ("rejected by libyang", None)
             last = None
+    return out
+
+
+def _with_imports(cache: Path, used: set[str]) -> set[str]:
+    """The used modules and every module they import, transitively: a must or leafref may name a
+    table of an imported module (VLAN_MEMBER's port looks into sonic-mirror-session)."""
+    present = {p.stem for p in cache.glob("*.yang")}
+    out: set[str] = set()
+    todo = [m for m in used if m in present]
+    while todo:
+        name = todo.pop()
+        if name in out:
+            continue
+        out.add(name)
+        text = (cache / f"{name}.yang").read_text()
+        todo += [m for m in re.findall(r"^\s*import\s+([\w-]+)", text, re.M) if m in present and m not in out]
     return out
 
 
@@ -320,3 +357,34 @@ def yang_findings(cfgs: list[SwitchConfig], models: Path) -> list[Finding]:
                 still[name] = pending[name]
         pending = still
     return out
+
+
+def builtin_schema(models: Path) -> dict[str, Any]:
+    """The digest of SONiC's models that twin's built-in schema (twin/switch/schema.json) holds:
+    per CONFIG_DB table, its lists with keys, leaves and leaf-lists with their types, and the
+    mandatory leaves. `make schema` writes it; a fidelity test checks it matches the models."""
+    index = json.loads((prepare(models) / "index.json").read_text())
+    tables: dict[str, Any] = {}
+    for table, spec in sorted(index.items()):
+        lists = []
+        for lst in spec["lists"]:
+            types = lst.get("types", {})
+            lists.append({
+                "name": lst["name"], "keys": lst["keys"], "container": bool(lst.get("container")),
+                "leaves": {n: types.get(n, "") for n in lst["leaves"]},
+                "leaflists": {n: types.get(n, "") for n in lst["leaflists"]},
+                "mandatory": sorted(lst.get("mandatory", [])), "map": lst["map"],
+            })
+        tables[table] = {"module": spec["module"], "lists": lists}
+    source = (models / "SOURCE").read_text().split() if (models / "SOURCE").exists() else []
+    return {"source": " ".join(source), "tables": tables}
+
+
+def write_builtin_schema(models: Path, path: Path) -> None:
+    """`make schema`: the digest, one table a line so a change of the models reads as a small diff."""
+    schema = builtin_schema(models)
+    tables = sorted(schema["tables"].items())
+    lines = [f'{{"source": {json.dumps(schema["source"])}, "tables": {{']
+    lines += [f"{json.dumps(name)}: {json.dumps(spec, sort_keys=True)}{',' if i < len(tables) - 1 else ''}"
+              for i, (name, spec) in enumerate(tables)]
+    path.write_text("\n".join([*lines, "}}"]) + "\n")
