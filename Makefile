@@ -13,6 +13,9 @@ GOLDEN_LABS := default rail gate
 SONIC_YANG := $(abspath $(firstword $(wildcard ../shared/reference/sonic-yang-models \
                                               /work/shared/reference/sonic-yang-models)))
 
+# SONiC's own artefacts (FRR templates, bgpcfgd test vectors) for tests/fidelity, found the same way.
+SONIC_REFERENCE := $(abspath $(firstword $(wildcard ../shared/reference /work/shared/reference)))
+
 DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 
 .PHONY: lab-up lab-down test unit lint configs schema bench deps image clean
@@ -38,7 +41,8 @@ test: DEPS_FLAGS := --docker --redis
 test: deps
 	$(VENV)/bin/ruff check twin tests bench
 	$(VENV)/bin/mypy twin
-	TWIN_SONIC_YANG=$${TWIN_SONIC_YANG:-$(SONIC_YANG)} $(VENV)/bin/pytest tests
+	TWIN_SONIC_YANG=$${TWIN_SONIC_YANG:-$(SONIC_YANG)} TWIN_SONIC_REFERENCE=$${TWIN_SONIC_REFERENCE:-$(SONIC_REFERENCE)} \
+	  $(VENV)/bin/pytest tests
 
 unit:
 	TWIN_SONIC_YANG=$${TWIN_SONIC_YANG:-$(SONIC_YANG)} $(VENV)/bin/pytest tests/unit

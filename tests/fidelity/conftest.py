@@ -1,0 +1,21 @@
+"""Fidelity tier: twin against SONiC's own artefacts in ../shared/reference (skipped where absent)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def reference_dir() -> Path | None:
+    """SONiC's reference artefacts: $TWIN_SONIC_REFERENCE, else ../shared/reference beside the repository."""
+    candidate = Path(os.environ.get("TWIN_SONIC_REFERENCE") or REPO.parent / "shared" / "reference")
+    return candidate if (candidate / "sonic-frr-templates").is_dir() else None
+
+
+REFERENCE = reference_dir()
+needs_reference = pytest.mark.skipif(REFERENCE is None, reason="SONiC's reference artefacts not found: set "
+                                     "TWIN_SONIC_REFERENCE to a folder holding sonic-frr-templates")
