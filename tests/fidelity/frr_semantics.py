@@ -9,7 +9,6 @@ a policy (FRR's traditional defaults: `bgp ebgp-requires-policy` unless turned o
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 

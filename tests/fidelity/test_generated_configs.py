@@ -17,17 +17,17 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import REFERENCE, REPO, needs_reference  # noqa: E402
-from frr_semantics import parse, semantics  # noqa: E402
-from sonic_cfggen import render  # noqa: E402
+from conftest import REFERENCE, REPO, needs_reference
+from frr_semantics import parse, semantics
+from sonic_cfggen import render
 
-from twin.lab import load_lab  # noqa: E402
-from twin.plan.models import NodePlan, Plan  # noqa: E402
-from twin.render.config_db import build_config_db  # noqa: E402
-from twin.render.frr import render_frr  # noqa: E402
-from twin.switch import configdb  # noqa: E402
-from twin.validate.findings import SwitchConfig  # noqa: E402
-from twin.validate.yang import yang_findings  # noqa: E402
+from twin.lab import load_lab
+from twin.plan.models import NodePlan, Plan
+from twin.render.config_db import build_config_db
+from twin.render.frr import render_frr
+from twin.switch import configdb
+from twin.validate.findings import SwitchConfig
+from twin.validate.yang import yang_findings
 
 pytestmark = needs_reference
 LABS = sorted((REPO / "labs").glob("*.yaml"))
