@@ -66,11 +66,11 @@ def test_spine_silent_is_found_by_bfd_both_ways(lab: str) -> None:
     doc = drill(lab, "spine-silent", "--target", "spine2")
     restored(doc)
     assert doc["paths_during"] == ONE
-    # BFD 100 ms x 3: the leaves and the silent spine each declare the other down in about 300 ms
-    assert 200 < doc["detect_ms"] < 1500 and 200 < doc["detect_target_ms"] < 1500
+    # SONiC's BFD, 300 ms x 3: the leaves and the silent spine each declare the other down in about 900 ms
+    assert 600 < doc["detect_ms"] < 1500 and 600 < doc["detect_target_ms"] < 1500
     reasons = {e["reason"] for e in doc["sessions"] if e["state"] == "down"}
     assert any("BFD" in r for r in reasons), reasons
-    assert 0 < doc["loss_ms"] <= 1500
+    assert 0 < doc["loss_ms"] <= 2000
     assert doc["distribution"]["spine2"] < 0.01
 
 

@@ -101,7 +101,7 @@ INVALID_SETS = [
                                           {"asn": "65100", "local_addr": "10.9.9.8"})]),
      "BGP_NEIGHBOR|default|10.9.9.9 local_addr: 10.9.9.8 is not an address of this switch"),
     ("unknown table", dict(update=[("/sonic-db:CONFIG_DB/localhost/NOT_A_TABLE/x", {"a": "b"})]),
-     "unknown table 'NOT_A_TABLE'"),
+     "NOT_A_TABLE: no SONiC YANG model defines this table"),
     ("interface on a missing port", dict(update=[
         ("/sonic-db:CONFIG_DB/localhost/INTERFACE[key=Ethernet400|10.5.5.0/31]", {})]),
      "INTERFACE|Ethernet400|10.5.5.0/31: port Ethernet400 is not in PORT"),
