@@ -37,46 +37,22 @@ def kernel_lines(old: ConfigDb, new: ConfigDb, ifmap: dict[str, str] | None = No
     return lines
 
 
+# A neighbor's lines, in the order the rendered frr.conf has them: (context field, FRR words).
+_NEIGHBOR = (("asn", "remote-as {}"), ("group", "peer-group {}"), ("name", "description {}"),
+             ("shutdown", "shutdown"), ("bfd", "bfd"), ("local_addr", "update-source {}"), ("timers", "timers {}"),
+             ("connect", "timers connect {}"))
+
+
 def _neighbor_lines(nb: dict[str, Any]) -> list[str]:
-    ip = nb["ip"]
-    lines = [f" neighbor {ip} remote-as {nb['asn']}"] if nb["asn"] else []
-    if nb["group"]:
-        lines.append(f" neighbor {ip} peer-group {nb['group']}")
-    if nb["name"]:
-        lines.append(f" neighbor {ip} description {nb['name']}")
-    if nb["shutdown"]:
-        lines.append(f" neighbor {ip} shutdown")
-    if nb["bfd"]:
-        lines.append(f" neighbor {ip} bfd")
-    if nb["local_addr"]:
-        lines.append(f" neighbor {ip} update-source {nb['local_addr']}")
-    if nb["timers"]:
-        lines.append(f" neighbor {ip} timers {nb['timers']}")
-    if nb["connect"]:
-        lines.append(f" neighbor {ip} timers connect {nb['connect']}")
-    return lines
+    return [f" neighbor {nb['ip']} {words.format(nb[field])}" for field, words in _NEIGHBOR if nb[field]]
 
 
 def _changed_neighbor(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ip = b["ip"]
     if a["asn"] != b["asn"] or a["group"] != b["group"]:
         return [f" no neighbor {ip}", *_neighbor_lines(b)]
-    lines = []
-    if a["name"] != b["name"]:
-        lines.append(f" neighbor {ip} description {b['name']}" if b["name"] else f" no neighbor {ip} description")
-    if a["timers"] != b["timers"]:
-        lines.append(f" neighbor {ip} timers {b['timers']}" if b["timers"] else f" no neighbor {ip} timers")
-    if a["connect"] != b["connect"]:
-        lines.append(f" neighbor {ip} timers connect {b['connect']}" if b["connect"]
-                     else f" no neighbor {ip} timers connect")
-    if a["local_addr"] != b["local_addr"]:
-        lines.append(f" neighbor {ip} update-source {b['local_addr']}" if b["local_addr"]
-                     else f" no neighbor {ip} update-source")
-    if a["bfd"] != b["bfd"]:
-        lines.append(f" {'' if b['bfd'] else 'no '}neighbor {ip} bfd")
-    if a["shutdown"] != b["shutdown"]:
-        lines.append(f" {'' if b['shutdown'] else 'no '}neighbor {ip} shutdown")
-    return lines
+    return [f" neighbor {ip} {words.format(b[field])}" if b[field] else f" no neighbor {ip} {words.split(' {}')[0]}"
+            for field, words in _NEIGHBOR[2:] if a[field] != b[field]]
 
 
 def _af_lines(a: dict[str, Any] | None, b: dict[str, Any] | None, name: str) -> list[str]:
