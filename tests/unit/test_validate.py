@@ -255,3 +255,19 @@ def test_without_any_models_the_yang_check_is_skipped_and_said(configs: Path,
     notes: list[str] = []
     assert validate_folder(configs, notes=notes) == (12, [])
     assert notes and notes[0].startswith("SONiC YANG check SKIPPED: no models found")
+
+
+def test_schema_findings_leave_the_models_verdict_to_libyang_when_it_ran(tmp_path: Path) -> None:
+    """One finding per mistake: with libyang's verdict, the built-in digest of the models is not repeated,
+    while twin's own rules (a neighbor's local address must be on the switch) still are."""
+    from configdb_edits import LEAF1
+
+    from twin.validate.findings import SwitchConfig
+    from twin.validate.schema import schema_findings
+    db = json.loads(LEAF1.read_text())
+    db["PORT"]["Ethernet0"]["color"] = "blue"
+    db["BGP_NEIGHBOR"]["default|10.0.0.64"]["local_addr"] = "10.9.9.9"
+    cfg = SwitchConfig("leaf1", tmp_path / "config_db.json", db)
+    mine = "BGP_NEIGHBOR|default|10.0.0.64 local_addr"
+    assert [f.where for f in schema_findings(cfg)] == ["PORT|Ethernet0 color", mine]
+    assert [f.where for f in schema_findings(cfg, yang_ran=True)] == [mine]

@@ -23,6 +23,7 @@ def validate_folder(directory: Path, roce: RoceSettings | None = None, models: P
     """
     cfgs = load_configs(directory)
     findings: list[Finding] = []
+    yang_ran = False
     if yang:
         found = find_models(models)
         named = models is not None or bool(os.environ.get(MODELS_ENV))
@@ -32,11 +33,13 @@ def validate_folder(directory: Path, roce: RoceSettings | None = None, models: P
             raise TwinError(f"SONiC's YANG models were not found in {models or os.environ[MODELS_ENV]}: {hint}")
         if found is None:
             if notes is not None:
-                notes.append(f"SONiC YANG check SKIPPED: no models found; {hint}")
+                notes.append(f"SONiC YANG check SKIPPED: no models found; twin's built-in schema (a digest of "
+                             f"SONiC's models) judged tables, keys, fields and types instead; {hint}")
         else:
             findings += yang_findings(cfgs, found)
+            yang_ran = True
     for cfg in cfgs:
-        findings += schema_findings(cfg)
+        findings += schema_findings(cfg, yang_ran)
     findings += address_findings(cfgs)
     findings += session_findings(cfgs)
     findings += ecmp_findings(cfgs)
