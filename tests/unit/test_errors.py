@@ -27,6 +27,27 @@ CATALOG: list[tuple[str, str, str]] = [
      "{f}:3: clos.spines: Input should be greater than or equal to 1 (got 0); correct the value"),
     ("mtu-out-of-range", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\nfabric: {mtu: 100000}\n",
      "{f}:4: fabric.mtu: Input should be less than or equal to 9216 (got 100000); correct the value"),
+    ("bfd-timers-sonic-cannot-express", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\n"
+     "fabric:\n  bfd: {enabled: true, interval_ms: 100}\n",
+     "{f}:5: fabric.bfd: 'interval_ms' cannot be set: SONiC runs BFD for BGP peers at its own timers (300 ms x 3; "
+     "no SONiC table with a YANG model carries others), so a config that asked for other timers would not work on "
+     "a switch; remove 'interval_ms' and keep 'enabled'"),
+    ("unknown-hwsku", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\nfabric: {hwsku: Foo-64}\n",
+     "{f}:4: fabric.hwsku: twin has no port data for hwsku 'Foo-64'; use one of Arista-7060DX5-64S, "
+     "Arista-7060X6-64PE-B-O128, Arista-7060X6-64PE-B-P64, Force10-S6000 (or add its port_config.ini rows as "
+     "twin/hwsku/data/<hwsku>.json)"),
+    ("sku-without-buffer-defaults", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\n"
+     "fabric: {hwsku: Arista-7060DX5-64S}\n",
+     "{f}:4: fabric.hwsku: SONiC ships no buffer defaults for Arista-7060DX5-64S (no buffers_defaults_*.j2 or "
+     "pg_profile_lookup.ini in its device folder), so a switch of this SKU builds no lossless priority groups "
+     "for RoCE; pick an hwsku with buffer defaults, e.g. Arista-7060X6-64PE-B-O128"),
+    ("radix-beyond-the-sku", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\n"
+     "fabric: {hwsku: Force10-S6000}\n",
+     "{f}:4: fabric.radix: fabric.radix=64 but Force10-S6000 has 32 front-panel ports; set fabric.radix to at "
+     "most 32 or pick an hwsku with more ports"),
+    ("speed-not-the-skus", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\nfabric: {port_speed: 100000}\n",
+     "{f}:4: fabric.port_speed: 100000 is not Arista-7060X6-64PE-B-O128's port speed (400000), the only one "
+     "SONiC's buffer profile for this SKU covers; remove fabric.port_speed or pick an hwsku of that speed"),
     ("radix-too-small", "name: x\nkind: clos\nclos: {spines: 40, leaves: 2}\n",
      "{f}:3: clos: each leaf needs 40 uplinks but only 32 (half of fabric.radix=64) are uplinks; "
      "raise fabric.radix or use fewer spines/parallel links"),

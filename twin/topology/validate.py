@@ -34,6 +34,8 @@ def _sku_problems(topo: Topology) -> list[Problem]:
 def validate_topology(topo: Topology) -> list[Problem]:
     problems: list[Problem] = _sku_problems(topo)
     sku = topo.fabric.sku
+    # with more fabric ports than the SKU has, the generated ports beyond it are that one mistake
+    ports_checked = topo.fabric.radix <= sku.fabric_ports
 
     def add(field: str, message: str, fix: str, line: int | None = None) -> None:
         problems.append(Problem(topo.source, field, message, fix, line))
@@ -76,7 +78,7 @@ def validate_topology(topo: Topology) -> list[Problem]:
                 add(field, f"interface name '{end.iface}' on {end.node} is {len(end.iface)} characters; "
                     f"Linux interface names hold at most {IFNAMSIZ}", "use a shorter interface name",
                     link.line)
-            if end_node.is_switch and not end_node.user_frr:
+            if end_node.is_switch and not end_node.user_frr and ports_checked:
                 number = sku.number(end.iface)
                 if number is None:
                     first = ", ".join(p.name for p in sku.ports[:3])
