@@ -220,9 +220,17 @@ def test_frr_max_paths_follows_config_db(leaf1_db: ConfigDb) -> None:
     assert "  maximum-paths 8" in render_frr(db).splitlines()
 
 
-def test_frr_router_id_falls_back_to_loopback(leaf1_db: ConfigDb) -> None:
+def test_frrcfgd_without_bgp_globals_runs_no_bgp(leaf1_db: ConfigDb) -> None:
+    """frrcfgd renders `router bgp` from BGP_GLOBALS|default local_asn alone, not DEVICE_METADATA's bgp_asn."""
     db = copy.deepcopy(leaf1_db)
     del db["BGP_GLOBALS"]
+    assert not any(line.startswith("router bgp") for line in render_frr(db).splitlines())
+
+
+def test_classic_router_id_falls_back_to_loopback(leaf1_db: ConfigDb) -> None:
+    db = copy.deepcopy(leaf1_db)
+    del db["BGP_GLOBALS"]
+    db["DEVICE_METADATA"]["localhost"]["frr_mgmt_framework_config"] = "false"
     lines = render_frr(db).splitlines()
     assert "router bgp 65101" in lines
     assert " bgp router-id 10.1.4.1" in lines

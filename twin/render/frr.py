@@ -54,7 +54,8 @@ def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
     meta = db["DEVICE_METADATA"]["localhost"]
     frrcfgd = is_frrcfgd(db)
     glob = db.get("BGP_GLOBALS", {}).get(VRF, {})
-    asn = glob.get("local_asn", meta.get("bgp_asn"))
+    # frrcfgd renders `router bgp` only from BGP_GLOBALS|default local_asn; bgpcfgd from DEVICE_METADATA
+    asn = glob.get("local_asn") if frrcfgd else glob.get("local_asn", meta.get("bgp_asn"))
     router_id = glob.get("router_id")
     if router_id is None:
         loops = [k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k]
