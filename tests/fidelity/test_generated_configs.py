@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from conftest import REFERENCE, REPO, needs_reference
+from reference import REFERENCE, REPO, needs_reference
 from frr_semantics import parse, semantics
 from sonic_cfggen import render
 

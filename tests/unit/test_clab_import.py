@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -16,12 +17,14 @@ from twin.topology.source import load_yaml
 
 # The repo ships containerlab's frr01 example unchanged (a copy of shared/reference/containerlab).
 FRR01 = (Path(__file__).parents[2] / "topologies/frr01/frr01.clab.yml").resolve()
-SHARED_FRR01 = (Path(__file__).parents[3] / "shared/reference/containerlab/lab-examples/frr01").resolve()
+SHARED_FRR01 = (Path(os.environ.get("TWIN_SONIC_REFERENCE") or Path(__file__).parents[3] / "shared/reference")
+                / "containerlab/lab-examples/frr01").resolve()
 
 needs_frr01 = pytest.mark.skipif(not FRR01.is_file(), reason=f"containerlab example absent: {FRR01}")
 
 
-@pytest.mark.skipif(not SHARED_FRR01.is_dir(), reason="shared/ reference is not beside the repo")
+@pytest.mark.skipif(not SHARED_FRR01.is_dir(),
+                    reason="containerlab's reference examples not found: set TWIN_SONIC_REFERENCE")
 @pytest.mark.parametrize("rel", ["frr01.clab.yml", "router1/frr.conf", "router2/daemons", "router3/frr.conf"])
 def test_shipped_frr01_is_the_reference_unchanged(rel: str) -> None:
     assert (FRR01.parent / rel).read_text() == (SHARED_FRR01 / rel).read_text()

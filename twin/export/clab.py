@@ -322,11 +322,8 @@ def _mgmt_addresses(plan: Plan, subnet: str | None) -> dict[str, str]:
 def find_clab_schema() -> Path | None:
     """containerlab's JSON schema: TWIN_CLAB_SCHEMA, else the reference copy beside the repository."""
     explicit = os.environ.get(SCHEMA_ENV)
-    if explicit:
-        candidates = [Path(explicit)]
-    else:
-        candidates = [Path(__file__).resolve().parents[3] / SCHEMA_REL, Path("/work") / SCHEMA_REL]
-    return next((c for c in candidates if c.is_file()), None)
+    candidate = Path(explicit) if explicit else Path(__file__).resolve().parents[3] / SCHEMA_REL
+    return candidate if candidate.is_file() else None
 
 
 def schema_found() -> bool:

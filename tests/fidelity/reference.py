@@ -1,4 +1,4 @@
-"""Fidelity tier: twin against SONiC's own artefacts in ../shared/reference (skipped where absent)."""
+"""Where SONiC's reference artefacts are (tests/fidelity helper): $TWIN_SONIC_REFERENCE or ../shared/reference."""
 
 from __future__ import annotations
 
