@@ -19,10 +19,11 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-VRF = "default"
-AF = "ipv4_unicast"
-CLASSIC_GROUP = "PEER_V4"
-CLASSIC_MAPS = ("FROM_BGP_PEER_V4", "TO_BGP_PEER_V4")
+from twin.render.config_db import AF, PEER_GROUP, ROUTE_MAP_IN, ROUTE_MAP_OUT, VRF
+
+# bgpcfgd's general peer templates: one peer group with permit-all policies both ways
+CLASSIC_GROUP = PEER_GROUP
+CLASSIC_MAPS = (ROUTE_MAP_IN, ROUTE_MAP_OUT)
 
 _env = Environment(loader=PackageLoader("twin.render", "templates"), undefined=StrictUndefined,
                    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from twin import hwsku
 from twin.errors import RuntimeBackendError
 from twin.plan.models import NodePlan, Plan
 from twin.render.config_db import build_config_db, dumps
@@ -34,9 +35,9 @@ from twin.runtime.dockerapi import client
 from twin.runtime.state import node_dir
 
 IMAGE_PATTERN = re.compile(r"(^|/)docker-sonic-vs(:|$)")
-STEP = 4  # lanes per port on the Force10-S6000 HWSKU sonic-vs uses
-PORTS = 32  # Force10-S6000: Ethernet0 ... Ethernet124
 SKU = "Force10-S6000"  # what docker-sonic-vs's platform x86_64-kvm_x86_64-r0 runs
+STEP = 4  # lanes per port on that SKU: Ethernet0, Ethernet4, ... (twin/hwsku/data/Force10-S6000.json)
+PORTS = hwsku.load(SKU).port_count  # 32: Ethernet0 ... Ethernet124
 SONIC_PORT = re.compile(r"^Ethernet(0|[1-9][0-9]*)$")
 CLAB_PORT = re.compile(r"^eth(0|[1-9][0-9]*)$")
 REDIS_DIR = "redis"   # under the node's run directory, bound at /var/run/redis
