@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from reference import REFERENCE, REPO, needs_reference
 from frr_semantics import parse, semantics
+from reference import REFERENCE, REPO, needs_reference
 from sonic_cfggen import render
 
 from twin.lab import load_lab
