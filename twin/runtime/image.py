@@ -25,9 +25,10 @@ from twin.runtime.dockerapi import client
 
 REPOSITORY = "twin-switch"
 INPUTS_LABEL = "org.twin.inputs"
-RECIPE = 2  # bump when the way the rootfs is made changes
-# FRR and what the runtime and drills run inside a switch (ip, ping, nft, iptables, sysctl, ps).
-PACKAGES = ("frr", "frr-pythontools", "iproute2", "iputils-ping", "procps", "nftables", "iptables")
+RECIPE = 3  # bump when the way the rootfs is made changes
+# FRR, SONiC's databases (redis-server) and what the runtime and drills run inside a switch
+# (ip, ping, nft, iptables, sysctl, ps).
+PACKAGES = ("frr", "frr-pythontools", "redis-server", "iproute2", "iputils-ping", "procps", "nftables", "iptables")
 TRIM = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale", "var/cache/apt",
         "var/lib/apt/lists")
 

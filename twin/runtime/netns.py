@@ -7,6 +7,7 @@ Dots are not allowed in lab names, so one lab's prefix never matches another's.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -35,6 +36,9 @@ from twin.runtime.state import (
     save_plan,
     save_state,
 )
+from twin.switch import redis_server
+from twin.switch.cfgmgr import PROGRAMMED
+from twin.switch.configdb import ConfigDb
 from twin.switch.frr_daemons import (
     daemon_command,
     daemon_env,
@@ -44,6 +48,7 @@ from twin.switch.frr_daemons import (
     vtysh,
 )
 from twin.switch.kernel import kernel_lines
+from twin.switch.sonic_redis import as_stored
 
 MGMT_SPACE = IPv4Network("172.20.0.0/14")
 EVENT_LOG = "frr.log"   # every daemon's informational log, microsecond timestamps
@@ -219,6 +224,22 @@ class NetnsRuntime:
     def _start_daemon(self, lab: str, node: NodePlan, argv: list[str]) -> None:
         run(in_netns(node_netns(lab, node.name), argv), env=daemon_env())
 
+    def _start_databases(self, lab: str, node: NodePlan, rundir: Path, db: ConfigDb) -> None:
+        """SONiC's redis databases of a switch, CONFIG_DB loaded from its config_db.json (as
+        `config-setup` does at boot); programmed.json records that the kernel and FRR are
+        about to be programmed from it, for the config daemon that takes over from here."""
+        redis_server.write_database_config(rundir)
+        self._start_daemon(lab, node, redis_server.redis_argv(rundir))
+        try:
+            databases = redis_server.wait_ready(rundir)
+        except TimeoutError as exc:
+            raise RuntimeBackendError(f"{node.name}: {exc}") from None
+        try:
+            redis_server.config_load(databases, db)
+        finally:
+            databases.close()
+        (rundir / PROGRAMMED).write_text(json.dumps(as_stored(db), sort_keys=True))
+
     def _remove_nodes(self, lab: str) -> list[str]:
         """Remove what `_create_nodes` made beyond namespaces and processes (nothing here)."""
         return []
@@ -295,6 +316,7 @@ class NetnsRuntime:
             eth0 = IPv4Interface(f"{mgmt_ip}/{plen}")
             db = build_config_db(plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
             (rundir / "config_db.json").write_text(dumps(db))
+            self._start_databases(lab, node, rundir, db)
             conf = render_frr(db)
             ifmap = {i.name: i.kernel for i in node.interfaces}
             ip_batch(kernel_lines(db, ifmap) + mgmt_lines, netns=ns)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import logging
 import os
 import signal
 import threading
@@ -25,13 +26,18 @@ from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from twin.gnmi.paths import DbPath, PathError, parse
 from twin.switch import configdb, sshd
+from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.configdb import ConfigDb
 from twin.switch.endpoint import Endpoint, SetRejected
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.netns_socket import in_netns
-from twin.switch.sonic_redis import SonicEndpoint
+from twin.switch.producers import SwitchProducers
+from twin.switch.redis_server import socket_path
+from twin.switch.sonic_redis import SonicEndpoint, SonicRedis
+from twin.switch.switchd import SwitchDaemons
 
 GNMI_VERSION = "0.7.0"
+SwitchParts = tuple[ConfigDaemon, SwitchProducers]  # what twin runs for one of its own switches
 
 
 def _now_ns() -> int:
@@ -266,23 +272,34 @@ def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials |
     return port
 
 
-def _endpoint(sw: dict[str, Any]) -> SwitchEndpoint:
-    """The switch behind one agent.json entry: a SONiC container's redis (`"backend": "sonic-redis"`,
-    with `redis_socket` or `redis_host`/`redis_port`), else twin's embedded switch."""
+def _endpoint(sw: dict[str, Any]) -> tuple[SwitchEndpoint, SwitchParts | None]:
+    """The switch behind one agent.json entry, and its daemons when twin runs them.
+
+    A SONiC container (`"backend": "sonic-redis"`, with `redis_socket` or `redis_host`/`redis_port`)
+    runs SONiC's own daemons; twin's switch has its databases on `redis.sock` in its run directory
+    and its daemons run here."""
     if sw.get("backend") == "sonic-redis":
-        return SonicEndpoint.from_settings(sw)
-    return Endpoint(name=sw["name"], netns=sw["netns"], rundir=Path(sw["rundir"]), ports=sw["ports"])
+        return SonicEndpoint.from_settings(sw), None
+    rundir = Path(sw["rundir"])
+    db = SonicRedis(unix_socket=socket_path(rundir))
+    daemon = ConfigDaemon(sw["name"], sw["netns"], rundir, db, ifmap=sw.get("ifmap"))
+    producers = SwitchProducers(sw["name"], sw["netns"], rundir, db)
+    return Endpoint(name=sw["name"], rundir=rundir, ports=sw["ports"], daemon=daemon), (daemon, producers)
 
 
 def serve(run_dir: Path) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = json.loads((run_dir / "agent.json").read_text())
     creds = None
     if settings["tls"]:
         creds = grpc.ssl_server_credentials([((run_dir / "tls.key").read_bytes(), (run_dir / "tls.crt").read_bytes())])
     servers = []
+    parts: list[SwitchParts] = []
     for sw in settings["switches"]:
-        ep = _endpoint(sw)
+        ep, own = _endpoint(sw)
         ep.recover()
+        if own is not None:
+            parts.append(own)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         gnmi_pb2_grpc.add_gNMIServicer_to_server(GnmiServicer(ep, settings["username"], settings["password"]), server)
         address = f"{sw['mgmt']}:{settings['port']}"
@@ -291,8 +308,11 @@ def serve(run_dir: Path) -> None:
             in_netns(sw["netns"], bind)
         else:  # a container front may listen in the agent's own namespace
             bind()
-        server.start()
         servers.append(server)
+    daemons = SwitchDaemons([d for d, _ in parts], [p for _, p in parts])
+    daemons.start()
+    for server in servers:
+        server.start()
     if settings.get("ssh_port"):
         sshd.start(settings["switches"], settings["username"], settings["password"], settings["ssh_port"],
                    run_dir / "ssh_host_key")
@@ -303,6 +323,7 @@ def serve(run_dir: Path) -> None:
     stop.wait()
     for server in servers:
         server.stop(grace=0.5)
+    daemons.close()
 
 
 def main() -> None:

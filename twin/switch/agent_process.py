@@ -37,8 +37,10 @@ def _switch_entry(state: LabState, plan: Plan, node: str) -> dict[str, Any]:
     """What the agent needs to serve one switch; SONiC-VS switches are fronted over their redis."""
     n = state.node(node)
     rundir = node_dir(state.lab, node)
+    interfaces = plan.node(node).interfaces
     entry: dict[str, Any] = {"name": node, "netns": n.netns, "mgmt": n.mgmt, "rundir": str(rundir),
-                             "ports": [i.name for i in plan.node(node).interfaces]}
+                             "ports": [i.name for i in interfaces],
+                             "ifmap": {i.name: i.kernel for i in interfaces if i.kernel != i.name}}
     if is_sonic_image(state.image or ""):
         entry.update(agent_backend(rundir))
     return entry

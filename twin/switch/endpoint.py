@@ -1,100 +1,68 @@
-"""One emulated switch as its management plane sees it: committed config, live state, commits.
+"""twin's own switch as its management plane sees it: the same redis front as docker-sonic-vs.
 
-A commit is validated whole, written ahead as `config_db.json.pending`, applied to the kernel
-and FRR (only what changed), then made the committed `config_db.json` by an atomic rename.
-If the agent dies half-way, `recover()` on the next start rolls the switch back to the
-committed config, so it runs the old config or the new one, never a mix.
+Config and state are read from the switch's own SONiC databases (twin.switch.redis_server)
+exactly as `SonicEndpoint` reads a docker-sonic-vs container's. A commit is validated whole,
+written ahead as `config_db.json.pending`, written to CONFIG_DB in one MULTI/EXEC, programmed
+by the switch's config daemon (twin.switch.cfgmgr) and saved to `config_db.json` (sonic-gnmi
+saves after a Set). When the kernel or FRR refuses the change, CONFIG_DB and the switch are put
+back and the Set fails. If the agent dies half-way, `recover()` on the next start puts CONFIG_DB
+back to the saved config_db.json and the config daemon programs the switch from it: the switch
+runs the old config or the new one, never a mix.
 """
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
-import threading
 from pathlib import Path
 
-from twin.render.frr import render_frr
 from twin.switch import configdb
-from twin.switch.apply import frr_lines, kernel_lines
+from twin.switch.cfgmgr import ConfigDaemon, ProgramError
 from twin.switch.configdb import ConfigDb
-from twin.switch.statedb import SwitchState
+from twin.switch.endpoint_protocol import SetRejected
+from twin.switch.sonic_redis import SonicEndpoint
+
+__all__ = ["Endpoint", "SetRejected"]
 
 
-class SetRejected(Exception):
-    """A Set that cannot be applied; nothing was changed."""
-
-
-class Endpoint:
-    def __init__(self, name: str, netns: str, rundir: Path, ports: list[str]) -> None:
-        self.name, self.netns, self.rundir = name, netns, rundir
-        self.ports = set(ports)
-        self.state = SwitchState(netns=netns, rundir=rundir)
+class Endpoint(SonicEndpoint):
+    def __init__(self, name: str, rundir: Path, ports: list[str], daemon: ConfigDaemon) -> None:
+        super().__init__(name=name, ports=ports, db=daemon.db)
+        self.daemon, self.rundir = daemon, rundir
         self.path = rundir / "config_db.json"
         self.pending = rundir / "config_db.json.pending"
-        self.lock = threading.Lock()
 
-    def config(self) -> ConfigDb:
-        return configdb.load(self.path)
+    def _merged(self, new: ConfigDb, current: ConfigDb) -> ConfigDb:
+        """Every table of twin's switch is twin's: a commit makes CONFIG_DB exactly `new`."""
+        return new
 
-    def validate(self, new: ConfigDb) -> list[str]:
+    def _problems(self, new: ConfigDb, current: ConfigDb) -> list[str]:
         errors = configdb.validate(new)
-        if not errors:
-            missing = sorted(set(new.get("PORT", {})) - self.ports, key=lambda p: int(p.removeprefix("Ethernet")))
-            if missing:
-                errors.append(f"PORT: {', '.join(missing)} do not exist on {self.name} "
-                              f"(it has {len(self.ports)} ports wired in this lab)")
-        return errors
+        return errors or self._missing_ports(new)
 
-    def commit(self, new: ConfigDb) -> None:
-        with self.lock:
-            errors = self.validate(new)
-            if errors:
-                raise SetRejected("; ".join(errors))
-            old = self.config()
+    def _write(self, current: ConfigDb, new: ConfigDb) -> None:
+        with self.daemon.lock:
             configdb.save(self.pending, new)
+            self.db.apply_config(current, new)
+            self.daemon.set_cache(new)
             try:
-                self._apply(old, new)
-            except SetRejected:
-                self._apply(new, old, tolerant=True)  # put back what was applied before the failure
+                self.daemon.program(new)
+            except ProgramError as exc:
+                self.db.apply_config(new, current)
+                self.daemon.set_cache(current)
+                self.daemon.program(current, tolerant=True)
                 self.pending.unlink()
-                raise
+                raise SetRejected(str(exc)) from None
             configdb.save(self.path, new)
             self.pending.unlink()
-            (self.rundir / "frr.conf").write_text(render_frr(new))
 
     def recover(self) -> None:
-        """Undo a commit that a crash interrupted (runs before the agent serves anything)."""
+        """Undo a commit a crash interrupted: CONFIG_DB back to the saved config_db.json (the
+        config daemon then programs the switch from it when it starts)."""
         if not self.pending.exists():
             return
         try:
-            half = configdb.load(self.pending)
+            saved = configdb.load(self.path)
         except ValueError:
-            self.pending.unlink()
-            return
-        self._apply(half, self.config(), tolerant=True)
+            saved = None
+        if saved is not None:
+            self.db.apply_config(self.db.get_config(), saved)
         self.pending.unlink()
-
-    def _apply(self, old: ConfigDb, new: ConfigDb, tolerant: bool = False) -> None:
-        lines = kernel_lines(old, new)
-        if lines:
-            proc = subprocess.run(["ip", "-n", self.netns, *(["-force"] if tolerant else []), "-b", "-"],
-                                  input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=60)
-            if proc.returncode != 0 and not tolerant:
-                raise SetRejected(f"kernel refused the change: {proc.stderr.strip()}")
-        frr = frr_lines(old, new)
-        if frr is None:
-            self._vtysh(["no router bgp"], tolerant=True)
-            frr = render_frr(new).splitlines()
-        if frr:
-            self._vtysh(frr, tolerant)
-
-    def _vtysh(self, lines: list[str], tolerant: bool) -> None:
-        with tempfile.NamedTemporaryFile("w", suffix=".conf", dir=self.rundir, delete=False) as f:
-            f.write("\n".join(lines) + "\n")
-        try:
-            proc = subprocess.run(["vtysh", "--vty_socket", str(self.rundir), "-f", f.name],
-                                  capture_output=True, text=True, timeout=60)
-        finally:
-            Path(f.name).unlink(missing_ok=True)
-        if proc.returncode != 0 and not tolerant:
-            raise SetRejected(f"FRR refused the change: {(proc.stdout + proc.stderr).strip()[-500:]}")

@@ -1,8 +1,9 @@
 """What the gNMI agent needs from a switch, whatever runs it.
 
-Two kinds satisfy it: `twin.switch.endpoint.Endpoint` (twin's embedded switch: FRR and the
-kernel in a network namespace) and `twin.switch.sonic_redis.SonicEndpoint` (a docker-sonic-vs
-container, read and written through its redis databases). The agent is typed against this
+Both kinds are read and written through a switch's SONiC redis databases:
+`twin.switch.sonic_redis.SonicEndpoint` fronts a docker-sonic-vs container (SONiC's own daemons
+program it), and `twin.switch.endpoint.Endpoint` is the same front over twin's own switch, whose
+config daemons (twin.switch.cfgmgr) program FRR and the kernel. The agent is typed against this
 protocol only, so both serve the same gNMI paths with the same Set semantics.
 """
 
@@ -13,6 +14,11 @@ from typing import Protocol
 
 from twin.switch.configdb import ConfigDb
 from twin.switch.statedb import Table
+
+
+class SetRejected(Exception):
+    """A Set that cannot be applied; nothing was changed."""
+
 
 StateReaders = dict[str, dict[str, Callable[[], Table]]]  # DB -> table -> reader (read at request time)
 

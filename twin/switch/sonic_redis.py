@@ -30,8 +30,7 @@ from redis.typing import EncodableT, FieldT
 
 from twin.switch import configdb
 from twin.switch.configdb import GENERATED_TABLES, ConfigDb
-from twin.switch.endpoint import SetRejected
-from twin.switch.endpoint_protocol import StateReaders
+from twin.switch.endpoint_protocol import SetRejected, StateReaders
 from twin.switch.statedb import Table
 
 
@@ -116,6 +115,12 @@ def typed_to_raw(typed: Mapping[str, Any]) -> RawRow:
         else:
             raw[name] = str(value)
     return raw
+
+
+def as_stored(db: ConfigDb) -> ConfigDb:
+    """`db` as it reads back from CONFIG_DB: every value a string, lists as lists of strings."""
+    return {table: {key: raw_to_typed(typed_to_raw(row or {})) for key, row in rows.items()}
+            for table, rows in db.items()}
 
 
 @dataclass
@@ -369,19 +374,27 @@ class SonicEndpoint:
     def validate(self, new: ConfigDb) -> list[str]:
         """Every reason `new` cannot be committed, judged against CONFIG_DB as it is now."""
         current = self.config()
-        return self._problems(with_sonic_tables(new, current), current)
+        return self._problems(self._merged(new, current), current)
 
     def commit(self, new: ConfigDb) -> None:
         """Validate `new` whole, then write its difference from CONFIG_DB in one transaction.
 
-        SetRejected (nothing written) when it is invalid. SONiC's daemons apply the change."""
+        SetRejected (nothing written) when it is invalid. The switch's daemons apply the change."""
         with self.lock:
             current = self.config()
-            merged = with_sonic_tables(new, current)
+            merged = self._merged(new, current)
             errors = self._problems(merged, current)
             if errors:
                 raise SetRejected("; ".join(errors))
-            self.db.apply_config(current, merged)
+            self._write(current, merged)
+
+    def _merged(self, new: ConfigDb, current: ConfigDb) -> ConfigDb:
+        """What CONFIG_DB is to hold after a commit of `new`: SONiC's own tables stay."""
+        return with_sonic_tables(new, current)
+
+    def _write(self, current: ConfigDb, new: ConfigDb) -> None:
+        """Write the change to CONFIG_DB; SONiC's daemons program the switch from there."""
+        self.db.apply_config(current, new)
 
     def recover(self) -> None:
         """Nothing to recover: a commit is one MULTI/EXEC, which redis applies whole or not at

@@ -1,0 +1,188 @@
+"""The config daemons of one switch: program FRR and the kernel from CONFIG_DB, on every change.
+
+On SONiC, bgpcfgd or frrcfgd (picked by DEVICE_METADATA|localhost, see twin.render.frr) and the
+kernel-side managers (portmgrd, intfmgrd, vlanmgrd, hostcfgd) subscribe to CONFIG_DB and turn
+each change into targeted commands. Here one `ConfigDaemon` per switch does the same: CONFIG_DB
+keyspace notifications name the keys that changed, those keys are read again, and only the
+difference from what was programmed last is sent (`ip -b` lines, then vtysh lines:
+twin.switch.kernel and twin.switch.apply). What was programmed is kept in `programmed.json`, so a
+restarted agent carries on from there.
+
+A Set through gNMI (or any other writer of CONFIG_DB) reaches the switch the same way; the gNMI
+endpoint additionally waits for the programming and undoes a change the switch refused.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from twin.render.frr import render_frr
+from twin.switch import configdb
+from twin.switch.apply import frr_lines
+from twin.switch.configdb import ConfigDb
+from twin.switch.kernel import kernel_changes
+from twin.switch.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_key
+
+PROGRAMMED = "programmed.json"
+KEYSPACE = "__keyspace@4__:"  # CONFIG_DB is database 4
+log = logging.getLogger("twin.cfgmgr")
+
+
+class ProgramError(Exception):
+    """The kernel or FRR refused part of a change."""
+
+
+class ConfigDaemon:
+    def __init__(self, name: str, netns: str, rundir: Path, db: SonicRedis,
+                 ifmap: dict[str, str] | None = None) -> None:
+        self.name, self.netns, self.rundir, self.db = name, netns, rundir, db
+        self.ifmap = ifmap or {}
+        self.lock = threading.RLock()
+        self.programmed: ConfigDb = self._load_programmed()
+        self.cache: ConfigDb = {}
+
+    # -- what was programmed ----------------------------------------------------------------
+
+    @property
+    def programmed_path(self) -> Path:
+        return self.rundir / PROGRAMMED
+
+    def _load_programmed(self) -> ConfigDb:
+        for path in (self.programmed_path, self.rundir / "config_db.json"):
+            try:
+                return as_stored(configdb.load(path))
+            except (OSError, ValueError, AttributeError):
+                continue
+        return {}
+
+    def _save_programmed(self) -> None:
+        tmp = self.programmed_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.programmed, sort_keys=True))
+        tmp.replace(self.programmed_path)
+
+    # -- reading CONFIG_DB --------------------------------------------------------------------
+
+    def resync(self) -> None:
+        """Read CONFIG_DB whole and program whatever differs (at start, and after a reload)."""
+        with self.lock:
+            self.cache = self.db.get_config()
+            self._program_logged(self.cache)
+
+    def changed(self, keys: set[str]) -> None:
+        """Keyspace events named `keys` (redis keys of CONFIG_DB): read them and program the change."""
+        with self.lock:
+            client = self.db.client("CONFIG_DB")
+            names = sorted(keys)
+            pipe = client.pipeline(transaction=True)
+            for name in names:
+                pipe.hgetall(name)
+            rows = pipe.execute(raise_on_error=False)
+            cache = {t: dict(r) for t, r in self.cache.items()}
+            for name, raw in zip(names, rows, strict=True):
+                table, key = split_key("CONFIG_DB", name)
+                if key is None:
+                    continue
+                if isinstance(raw, dict) and raw:
+                    cache.setdefault(table, {})[key] = raw_to_typed(raw)
+                else:
+                    cache.get(table, {}).pop(key, None)
+                    if table in cache and not cache[table]:
+                        del cache[table]
+            self.cache = cache
+            self._program_logged(cache)
+
+    def set_cache(self, config: ConfigDb) -> None:
+        """CONFIG_DB now holds `config` (the gNMI endpoint wrote it)."""
+        with self.lock:
+            self.cache = as_stored(config)
+
+    # -- programming --------------------------------------------------------------------------
+
+    def _program_logged(self, new: ConfigDb) -> None:
+        """Program `new` as SONiC's daemons would: what the switch refuses is logged, not undone."""
+        try:
+            self.program(new, tolerant=True)
+        except Exception as exc:  # a daemon logs and carries on with the next change
+            log.error("%s: %s", self.name, exc)
+
+    def program(self, new: ConfigDb, tolerant: bool = False) -> None:
+        """Send the kernel and FRR what differs between the programmed config and `new`.
+
+        ProgramError when not `tolerant` and something was refused (what was sent stays sent:
+        the caller programs the old config back)."""
+        new = as_stored(new)
+        with self.lock:
+            old = self.programmed
+            if new == old:
+                return
+            try:
+                self._kernel(kernel_changes(old, new, self.ifmap), tolerant)
+                lines = frr_lines(old, new)
+                if lines is None:
+                    self._vtysh(["no router bgp"], tolerant=True)
+                    lines = render_frr(new).splitlines()
+                if lines:
+                    self._vtysh(lines, tolerant)
+            finally:
+                self.programmed = new
+                self._save_programmed()
+
+    def _kernel(self, lines: list[str], tolerant: bool) -> None:
+        if not lines:
+            return
+        proc = subprocess.run(["ip", "-n", self.netns, "-force", "-b", "-"], input="\n".join(lines) + "\n",
+                              capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:
+            message = f"the kernel refused: {proc.stderr.strip()[-500:]}"
+            if not tolerant:
+                raise ProgramError(message)
+            log.warning("%s: %s", self.name, message)
+
+    def _vtysh(self, lines: list[str], tolerant: bool) -> None:
+        with tempfile.NamedTemporaryFile("w", suffix=".conf", dir=self.rundir, delete=False) as f:
+            f.write("\n".join(lines) + "\n")
+        try:
+            proc = subprocess.run(["vtysh", "--vty_socket", str(self.rundir), "-f", f.name],
+                                  capture_output=True, text=True, timeout=60)
+        finally:
+            Path(f.name).unlink(missing_ok=True)
+        if proc.returncode != 0:
+            message = f"FRR refused: {(proc.stdout + proc.stderr).strip()[-500:]}"
+            if not tolerant:
+                raise ProgramError(message)
+            log.warning("%s: %s", self.name, message)
+
+
+def keyspace_key(channel: str) -> str | None:
+    """The CONFIG_DB key a keyspace notification channel names."""
+    return channel[len(KEYSPACE):] if channel.startswith(KEYSPACE) else None
+
+
+def listen(daemon: ConfigDaemon, stop: threading.Event, settle: float = 0.01) -> None:
+    """Follow CONFIG_DB keyspace events until `stop`: keys changing together (one MULTI/EXEC, a
+    `config load`) are gathered until `settle` seconds pass with no more, then programmed."""
+    client = daemon.db.client("CONFIG_DB")
+    pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    pubsub.psubscribe(KEYSPACE + "*")
+    daemon.resync()  # after subscribing: nothing written meanwhile is missed
+    try:
+        while not stop.is_set():
+            msg: Any = pubsub.get_message(timeout=0.5)
+            if msg is None:
+                continue
+            keys: set[str] = set()
+            while msg is not None:
+                key = keyspace_key(str(msg.get("channel", "")))
+                if key is not None:
+                    keys.add(key)
+                msg = pubsub.get_message(timeout=settle)
+            if keys:
+                daemon.changed(keys)
+    finally:
+        pubsub.close()

@@ -1,0 +1,82 @@
+"""rtnetlink sockets opened inside a switch's namespace, and their messages decoded.
+
+One raw NETLINK_ROUTE socket per switch, created by a thread that entered the switch's
+namespace (a socket stays in the namespace it was made in), subscribed to link and IPv4 route
+events: what portsyncd and fpmsyncd listen to on SONiC (fpmsyncd hears zebra over FPM; the
+kernel is twin's forwarding plane, so its routes are the ones zebra installed). pyroute2's
+marshal decodes the messages; dumps are plain NLM_F_DUMP requests.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+from pyroute2.netlink.rtnl.marshal import MarshalRtnl
+
+from twin.switch.netns_socket import in_netns
+
+RTMGRP_LINK = 0x1
+RTMGRP_IPV4_ROUTE = 0x40
+RTM_GETLINK = 18
+RTM_GETROUTE = 26
+NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
+AF_INET = 2
+RECV_BYTES = 1 << 20
+
+Message = Any  # a decoded pyroute2 nlmsg (ifinfmsg / rtmsg)
+
+
+def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE) -> socket.socket:
+    """A non-blocking rtnetlink socket in `netns`, subscribed to `groups`."""
+    def make() -> socket.socket:
+        sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        sock.bind((0, groups))
+        return sock
+
+    sock = in_netns(netns, make)
+    sock.setblocking(False)
+    return sock
+
+
+def decode(data: bytes) -> list[Message]:
+    """The messages in one netlink datagram."""
+    return list(MarshalRtnl().parse(data))
+
+
+def drain(sock: socket.socket) -> Iterator[Message]:
+    """Every message waiting on a non-blocking socket."""
+    while True:
+        try:
+            data = sock.recv(RECV_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        yield from decode(data)
+
+
+def dump(netns: str, kind: int, family: int = AF_INET) -> list[Message]:
+    """A full dump (RTM_GETLINK or RTM_GETROUTE) from `netns`, on a socket of its own."""
+    sock = open_socket(netns, groups=0)
+    sock.setblocking(True)
+    sock.settimeout(10)
+    try:
+        if kind == RTM_GETROUTE:  # struct rtmsg
+            body = struct.pack("=BBBBBBBBI", family, 0, 0, 0, 0, 0, 0, 0, 0)
+        else:  # struct ifinfomsg
+            body = struct.pack("=BxHiII", 0, 0, 0, 0, 0)
+        header = struct.pack("=LHHLL", 16 + len(body), kind, NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
+        sock.send(header + body)
+        out: list[Message] = []
+        while True:
+            msgs = decode(sock.recv(RECV_BYTES))
+            for msg in msgs:
+                if msg["header"]["type"] == 3:  # NLMSG_DONE
+                    return out
+                if msg["header"]["type"] == 2:  # NLMSG_ERROR
+                    raise OSError(f"netlink dump {kind} failed in {netns}")
+                out.append(msg)
+    finally:
+        sock.close()

@@ -1,0 +1,304 @@
+"""The state producers of one switch: what SONiC's daemons write to redis, driven by events.
+
+- portsyncd / portsorch: STATE_DB `PORT_TABLE|EthernetN` {state, netdev_oper_status,
+  admin_status, mtu} and APPL_DB `PORT_TABLE:EthernetN` {oper_status, admin_status, mtu}, from
+  kernel link events;
+- fpmsyncd: APPL_DB `ROUTE_TABLE:<prefix>` {nexthop, ifname, protocol}, ECMP as comma-separated
+  lists, host routes keyed without `/32` (libnl drops a full-length mask), from kernel route
+  events. Only routes a routing daemon installed count (zebra's FPM feed has no connected or
+  kernel routes), and none through eth0 (SONiC keeps management in its own VRF);
+- bgpmon: STATE_DB `NEIGH_STATE_TABLE|<peer>` {state, peerType}. bgpmon asks FRR again when
+  frr.log changed (checked every 15 s on SONiC); twin checks every 20 ms and also on every
+  kernel event, and once a second regardless;
+- BFD_SESSION_TABLE `default|<interface>|<peer>` {state, local_addr, type, multiplier,
+  rx_interval, tx_interval} from bfdd, asked at the same moments;
+- the flex counter poller: COUNTERS_DB `COUNTERS_PORT_NAME_MAP` (port -> oid) and
+  `COUNTERS:<oid>` SAI_PORT_STAT_* counters, once a second (SONiC's PORT_STAT interval).
+Each writes only rows that changed, in one pipeline, and deletes rows that went away.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twin.switch import netlink
+from twin.switch.frr_vty import Vty, VtyError
+from twin.switch.sonic_redis import SonicRedis, redis_key
+
+Row = dict[str, str]
+IFF_UP, IFF_LOWER_UP = 0x1, 0x10000
+RT_TABLE_MAIN, RTN_UNICAST = 254, 1
+NOT_FROM_ZEBRA = {2, 3, 4}  # RTPROT_KERNEL (connected), RTPROT_BOOT (ip route add), RTPROT_STATIC
+PROTOCOLS = {186: "bgp", 187: "isis", 188: "ospf", 189: "rip", 196: "static", 11: "zebra", 192: "sharp"}
+MGMT_PORT = "eth0"
+
+SAI_COUNTERS = {
+    "SAI_PORT_STAT_IF_IN_OCTETS": "rx_bytes", "SAI_PORT_STAT_IF_IN_UCAST_PKTS": "rx_packets",
+    "SAI_PORT_STAT_IF_IN_DISCARDS": "rx_dropped", "SAI_PORT_STAT_IF_IN_ERRORS": "rx_errors",
+    "SAI_PORT_STAT_IF_OUT_OCTETS": "tx_bytes", "SAI_PORT_STAT_IF_OUT_UCAST_PKTS": "tx_packets",
+    "SAI_PORT_STAT_IF_OUT_DISCARDS": "tx_dropped", "SAI_PORT_STAT_IF_OUT_ERRORS": "tx_errors",
+}
+
+
+def port_oid(port: str) -> str:
+    """The SAI object id twin gives a port (SONiC's are assigned by syncd; the form is the same)."""
+    number = int(port.removeprefix("Ethernet")) if port.removeprefix("Ethernet").isdigit() else 0
+    return f"oid:0x1000000{number:06x}"
+
+
+def is_port(name: str) -> bool:
+    return name.startswith("Ethernet") and "." not in name
+
+
+# -- rows from kernel and FRR facts (pure) ---------------------------------------------------
+
+def port_rows(flags: int, mtu: int) -> tuple[Row, Row]:
+    """(STATE_DB PORT_TABLE row, APPL_DB PORT_TABLE row) of a port with these link flags."""
+    admin = "up" if flags & IFF_UP else "down"
+    oper = "up" if flags & IFF_UP and flags & IFF_LOWER_UP else "down"
+    return ({"state": "ok", "netdev_oper_status": oper, "admin_status": admin, "mtu": str(mtu)},
+            {"oper_status": oper, "admin_status": admin, "mtu": str(mtu)})
+
+
+def route_key(dst: str | None, dst_len: int) -> str:
+    """fpmsyncd's ROUTE_TABLE key: `prefix/len`, a host route as the bare address."""
+    if dst is None:
+        return "0.0.0.0/0"
+    return dst if dst_len == 32 else f"{dst}/{dst_len}"
+
+
+def route_row(msg: Any, ifnames: Mapping[int, str]) -> tuple[str, Row] | None:
+    """(key, row) of one RTM_NEWROUTE, or None for routes fpmsyncd would not hear of."""
+    if msg["table"] != RT_TABLE_MAIN or msg["type"] != RTN_UNICAST or msg["proto"] in NOT_FROM_ZEBRA:
+        return None
+    hops = msg.get_attr("RTA_MULTIPATH")
+    if hops:
+        pairs = [(h.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(h["oif"], "")) for h in hops]
+    else:
+        pairs = [(msg.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(msg.get_attr("RTA_OIF") or 0, ""))]
+    if any(dev == MGMT_PORT for _, dev in pairs):
+        return None
+    return route_key(msg.get_attr("RTA_DST"), msg["dst_len"]), {
+        "nexthop": ",".join(gw for gw, _ in pairs), "ifname": ",".join(dev for _, dev in pairs),
+        "protocol": PROTOCOLS.get(msg["proto"], str(msg["proto"]))}
+
+
+def neigh_rows(summary: Any) -> dict[str, Row]:
+    """bgpmon's NEIGH_STATE_TABLE rows from `show bgp summary json` (IPv4 and IPv6 unicast)."""
+    out: dict[str, Row] = {}
+    for family in ("ipv4Unicast", "ipv6Unicast"):
+        part = summary.get(family, {}) if isinstance(summary, dict) else {}
+        for peer, row in part.get("peers", {}).items():
+            same_as = row.get("remoteAs") == row.get("localAs", part.get("as"))
+            out[peer] = {"state": str(row.get("state", "Idle")), "peerType": "i-BGP" if same_as else "e-BGP"}
+    return out
+
+
+def bfd_rows(peers: Any) -> dict[str, Row]:
+    """BFD_SESSION_TABLE rows from bfdd's `show bfd peers json`."""
+    out: dict[str, Row] = {}
+    for p in peers if isinstance(peers, list) else []:
+        out[f"default|{p.get('interface', 'default')}|{p.get('peer')}"] = {
+            "state": str(p.get("status", "down")).capitalize(), "local_addr": str(p.get("local", "")),
+            "type": "async_active", "multiplier": str(p.get("detect-multiplier", "")),
+            "rx_interval": str(p.get("receive-interval", "")), "tx_interval": str(p.get("transmit-interval", "")),
+        }
+    return out
+
+
+def counter_row(stats: Mapping[str, int] | None) -> Row:
+    return {sai: str((stats or {}).get(name, 0)) for sai, name in SAI_COUNTERS.items()}
+
+
+# -- writing tables: only what changed ----------------------------------------------------------
+
+class Batch:
+    """Writes queued per database, sent as one pipeline each by `execute`."""
+
+    def __init__(self, db: SonicRedis) -> None:
+        self.db = db
+        self._pipes: dict[str, Any] = {}
+
+    def pipe(self, database: str) -> Any:
+        if database not in self._pipes:
+            self._pipes[database] = self.db.client(database).pipeline(transaction=False)
+        return self._pipes[database]
+
+    def execute(self) -> None:
+        for pipe in self._pipes.values():
+            pipe.execute()
+        self._pipes.clear()
+
+
+@dataclass
+class TableWriter:
+    """One producer's table in one database: remembers what it wrote, writes differences."""
+
+    db: SonicRedis
+    database: str
+    table: str
+    rows: dict[str, Row] = field(default_factory=dict)
+
+    def sync(self, rows: Mapping[str, Row], batch: Batch) -> bool:
+        """Queue the writes that make the table hold exactly `rows`; True when anything changed."""
+        changed = False
+        for key in [k for k in self.rows if k not in rows]:
+            self.remove(key, batch)
+            changed = True
+        for key, row in rows.items():
+            changed = self.put(key, row, batch) or changed
+        return changed
+
+    def put(self, key: str, row: Row, batch: Batch) -> bool:
+        """Queue writing one row unless it is already so; True when it was not."""
+        old = self.rows.get(key)
+        if old == row:
+            return False
+        name = redis_key(self.database, self.table, key)
+        pipe = batch.pipe(self.database)
+        gone = [f for f in (old or {}) if f not in row]
+        if gone:
+            pipe.hdel(name, *gone)
+        pipe.hset(name, mapping=dict(row))
+        self.rows[key] = dict(row)
+        return True
+
+    def remove(self, key: str, batch: Batch) -> None:
+        if self.rows.pop(key, None) is not None:
+            batch.pipe(self.database).delete(redis_key(self.database, self.table, key))
+
+    def clear(self) -> None:
+        """Delete every row of this table, also ones an earlier producer left (bgpmon does this at start)."""
+        client = self.db.client(self.database)
+        sep = redis_key(self.database, self.table, "")
+        names = list(client.scan_iter(match=sep + "*", count=1000))
+        if names:
+            client.delete(*names)
+        self.rows.clear()
+
+
+class SwitchProducers:
+    """Every state producer of one switch, fed by the loop in `twin.switch.switchd`."""
+
+    def __init__(self, name: str, netns: str, rundir: Path, db: SonicRedis) -> None:
+        self.name, self.netns, self.rundir, self.db = name, netns, rundir, db
+        self.ifnames: dict[int, str] = {}
+        self.state_ports = TableWriter(db, "STATE_DB", "PORT_TABLE")
+        self.appl_ports = TableWriter(db, "APPL_DB", "PORT_TABLE")
+        self.routes = TableWriter(db, "APPL_DB", "ROUTE_TABLE")
+        self.neighbors = TableWriter(db, "STATE_DB", "NEIGH_STATE_TABLE")
+        self.bfd = TableWriter(db, "STATE_DB", "BFD_SESSION_TABLE")
+        self.counters = TableWriter(db, "COUNTERS_DB", "COUNTERS")
+        self.bgpd, self.bfdd = Vty(rundir, "bgpd"), Vty(rundir, "bfdd")
+        self.sock: socket.socket | None = None
+        self._log_seen: tuple[float, int] | None = None
+
+    # -- start ------------------------------------------------------------------------------
+
+    def start(self) -> socket.socket:
+        """Subscribe to kernel events first, then write the state as it is now (nothing is missed)."""
+        for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters):
+            writer.clear()
+        self.sock = netlink.open_socket(self.netns)
+        batch = Batch(self.db)
+        for msg in netlink.dump(self.netns, netlink.RTM_GETLINK):
+            self._link(msg, batch)
+        for msg in netlink.dump(self.netns, netlink.RTM_GETROUTE):
+            self._route(msg, batch)
+        batch.execute()
+        ports = sorted((n for n in self.ifnames.values() if is_port(n)),
+                       key=lambda p: int(p.removeprefix("Ethernet") or 0))
+        names = self.db.client("COUNTERS_DB")
+        names.delete("COUNTERS_PORT_NAME_MAP")
+        if ports:
+            names.hset("COUNTERS_PORT_NAME_MAP", mapping={p: port_oid(p) for p in ports})
+        self.poll_counters()
+        self.poll_frr()
+        return self.sock
+
+    # -- kernel events ----------------------------------------------------------------------
+
+    def _link(self, msg: Any, batch: Batch) -> None:
+        name = msg.get_attr("IFLA_IFNAME")
+        if name is None:
+            return
+        if msg["event"] == "RTM_DELLINK":
+            self.ifnames.pop(msg["index"], None)
+            if is_port(name):
+                self.state_ports.remove(name, batch)
+                self.appl_ports.remove(name, batch)
+            return
+        self.ifnames[msg["index"]] = name
+        if is_port(name):
+            state, appl = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
+            self.state_ports.put(name, state, batch)
+            self.appl_ports.put(name, appl, batch)
+
+    def _route(self, msg: Any, batch: Batch) -> None:
+        if msg["table"] != RT_TABLE_MAIN:
+            return
+        key = route_key(msg.get_attr("RTA_DST"), msg["dst_len"])
+        entry = None if msg["event"] == "RTM_DELROUTE" else route_row(msg, self.ifnames)
+        if entry is None:  # gone, or replaced by a route fpmsyncd does not carry
+            self.routes.remove(key, batch)
+        else:
+            self.routes.put(*entry, batch)
+
+    def on_kernel_events(self) -> int:
+        """Handle every waiting link and route event; how many there were."""
+        assert self.sock is not None
+        batch = Batch(self.db)
+        count = 0
+        for msg in netlink.drain(self.sock):
+            count += 1
+            if msg["event"] in ("RTM_NEWLINK", "RTM_DELLINK"):
+                self._link(msg, batch)
+            elif msg["event"] in ("RTM_NEWROUTE", "RTM_DELROUTE"):
+                self._route(msg, batch)
+        batch.execute()
+        return count
+
+    # -- FRR ----------------------------------------------------------------------------------
+
+    def frr_log_changed(self) -> bool:
+        """True when frr.log changed since the last look (bgpmon's activity test)."""
+        try:
+            st = os.stat(self.rundir / "frr.log")
+            seen = (st.st_mtime, st.st_size)
+        except OSError:
+            return False
+        changed = seen != self._log_seen
+        self._log_seen = seen
+        return changed
+
+    def poll_frr(self) -> None:
+        """Ask bgpd and bfdd now and write what changed (bgpmon; BFD sessions)."""
+        batch = Batch(self.db)
+        with contextlib.suppress(OSError, VtyError):  # bgpd not running (yet): keep the last states, as bgpmon
+            self.neighbors.sync(neigh_rows(self.bgpd.json("show bgp summary json")), batch)
+        if (self.rundir / "bfdd.vty").exists():
+            with contextlib.suppress(OSError, VtyError):
+                self.bfd.sync(bfd_rows(self.bfdd.json("show bfd peers json")), batch)
+        batch.execute()
+
+    # -- counters -----------------------------------------------------------------------------
+
+    def poll_counters(self) -> None:
+        batch = Batch(self.db)
+        rows = {port_oid(name): counter_row(msg.get_attr("IFLA_STATS64"))
+                for msg in netlink.dump(self.netns, netlink.RTM_GETLINK)
+                if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
+        self.counters.sync(rows, batch)
+        batch.execute()
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+        self.bgpd.close()
+        self.bfdd.close()
