@@ -42,9 +42,26 @@ def leftovers(lab: str) -> list[str]:
         found.append(f"interface tw-{lab}")
     procs = subprocess.run(["pgrep", "-af", f"/run/twin/{lab}/"], capture_output=True, text=True).stdout
     found += [p for p in procs.splitlines() if "pgrep" not in p]
+    found += [f"process {pid} working in {cwd}" for pid, cwd in _working_in(f"/run/twin/{lab}/")]
     if Path(f"/run/twin/{lab}").exists():
         found.append(f"/run/twin/{lab}")
     return found
+
+
+def _working_in(prefix: str) -> list[tuple[str, str]]:
+    """Processes whose working directory is under `prefix` (redis-server renames its process
+    title, so its command line does not name its run directory)."""
+    out = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cwd = str((proc / "cwd").readlink())
+        except OSError:
+            continue
+        if cwd.startswith(prefix):
+            out.append((proc.name, cwd))
+    return out
 
 
 def netns_exec(lab: str, node: str, *cmd: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:

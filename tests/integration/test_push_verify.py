@@ -33,8 +33,8 @@ def test_verify_passes_on_a_healthy_lab(lab: dict[str, Any], tmp_path: Path) -> 
 def test_push_reports_changes_and_verify_catches_mtu_mismatch(lab: dict[str, Any], tmp_path: Path) -> None:
     name = lab["lab"]
     configs = tmp_path / "configs"
-    shutil.copytree(f"/run/twin/{name}/nodes", configs, ignore=shutil.ignore_patterns("*.pid", "*.vty", "*.api",
-                                                                                        "*.log", "frr.conf"))
+    shutil.copytree(f"/run/twin/{name}/nodes", configs, ignore=shutil.ignore_patterns(
+        "*.pid", "*.vty", "*.api", "*.sock", "*.log", "frr.conf"))
     db_path = configs / "leaf1" / "config_db.json"
     db = json.loads(db_path.read_text())
     db["PORT"]["Ethernet128"]["mtu"] = "1500"

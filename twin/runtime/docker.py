@@ -34,6 +34,7 @@ from twin.runtime.netns import WORKERS, NetnsRuntime, node_netns
 from twin.runtime.shell import run
 from twin.runtime.state import LabState, node_dir
 from twin.switch.frr_daemons import daemon_env, vtysh
+from twin.switch.sonic_cli import tool_argv
 
 CAPABILITIES = ["NET_ADMIN", "NET_RAW", "SYS_ADMIN"]
 MEMORY_ENV = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX")
@@ -79,8 +80,12 @@ class DockerRuntime(NetnsRuntime):
 
     def exec_argv(self, state: LabState, node: str, cmd: Sequence[str]) -> list[str]:
         argv = list(cmd)
-        if argv and argv[0] == "vtysh" and "--vty_socket" not in argv and not self._sonic_node(state, node):
-            argv = vtysh(node_dir(state.lab, node), *argv[1:])
+        if not self._sonic_node(state, node):
+            tool = tool_argv(node_dir(state.lab, node), argv)  # the switch's databases are on its run dir
+            if tool is not None:
+                return tool
+            if argv and argv[0] == "vtysh" and "--vty_socket" not in argv:
+                argv = vtysh(node_dir(state.lab, node), *argv[1:])
         return ["docker", "exec", "-i", self.container(state.lab, node), *argv]
 
     def node_loss(self, state: LabState, node: str, ifaces: Sequence[str], lost: bool) -> str:

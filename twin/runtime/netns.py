@@ -48,6 +48,7 @@ from twin.switch.frr_daemons import (
     vtysh,
 )
 from twin.switch.kernel import kernel_lines
+from twin.switch.sonic_cli import tool_argv
 from twin.switch.sonic_redis import as_stored
 
 MGMT_SPACE = IPv4Network("172.20.0.0/14")
@@ -173,6 +174,9 @@ class NetnsRuntime:
     def exec_argv(self, state: LabState, node: str, cmd: Sequence[str]) -> list[str]:
         ns = state.node(node)
         argv = list(cmd)
+        tool = tool_argv(node_dir(state.lab, node), argv) if ns.kind == "switch" else None
+        if tool is not None:
+            return in_netns(ns.netns, tool)
         if argv and argv[0] == "vtysh" and "--vty_socket" not in argv:
             argv = vtysh(node_dir(state.lab, node), *argv[1:])
         return in_netns(ns.netns, argv)

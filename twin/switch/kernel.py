@@ -69,10 +69,12 @@ def _vlan_lines(old: ConfigTables, new: ConfigTables, dev: Any) -> tuple[list[st
         if "mtu" in now[vlan]:
             first.append(f"link set dev {vlan} mtu {now[vlan]['mtu']}")
     members_was, members_now = old.get("VLAN_MEMBER", {}), new.get("VLAN_MEMBER", {})
-    for key in sorted(set(members_was) - set(members_now)):
+    retagged = {k for k in set(members_was) & set(members_now)
+                if _member_device(k, members_was[k], dev) != _member_device(k, members_now[k], dev)}
+    for key in sorted((set(members_was) - set(members_now)) | retagged):
         member = _member_device(key, members_was[key], dev)
         first.append(f"link delete dev {member}" if "." in member else f"link set dev {member} nomaster")
-    for key in sorted(set(members_now) - set(members_was)):
+    for key in sorted((set(members_now) - set(members_was)) | retagged):
         vlan, port = key.split("|", 1)
         member = _member_device(key, members_now[key], dev)
         if "." in member:

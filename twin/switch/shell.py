@@ -13,6 +13,7 @@ from pathlib import Path
 
 from twin import __version__
 from twin.switch import configdb
+from twin.switch.sonic_cli import tool_argv
 from twin.switch.statedb import SwitchState
 
 
@@ -36,6 +37,9 @@ def translate(line: str, netns: str, rundir: Path) -> Command:
         return Command(text=f"-bash: {exc}\n")
     if words[0] == "vtysh":
         return Command(argv=[*vtysh, *words[1:]])
+    tool = tool_argv(rundir, words)
+    if tool is not None:
+        return Command(argv=tool)
     if words[0] == "show" and len(words) > 1:
         if words[1:] == ["version"]:
             return Command(text=show_version(rundir))
