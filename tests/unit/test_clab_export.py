@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from collections import Counter
 from ipaddress import IPv4Address, IPv4Network
@@ -181,8 +182,9 @@ def test_sonic_vs_switch_uses_eth_n(plans: dict[str, Plan]) -> None:
     leaf1 = doc["topology"]["nodes"]["leaf1"]
     assert leaf1["kind"] == "sonic-vs"
     assert leaf1["image"] == "docker-sonic-vs:latest"
-    assert leaf1["binds"] == ["lab-files/leaf1/config_db.json:/etc/sonic/config_db.json"]
-    assert "exec" not in leaf1
+    assert leaf1["binds"] == ["lab-files/leaf1/config_db.json:/var/sonic/config_db.json:ro"]
+    assert leaf1["exec"][1:3] == ["cp /var/sonic/config_db.json /etc/sonic/config_db.json",
+                                  "config load -y /etc/sonic/config_db.json"]
     server = doc["topology"]["nodes"]["server1"]
     assert (server["kind"], server["image"]) == ("linux", default_image("linux"))
 
@@ -515,3 +517,79 @@ def test_cli_says_when_validation_was_skipped(cli: typer.Typer, tmp_path: Path,
     assert result.exit_code == 0, result.output
     assert "schema was not found: topology not validated" in result.stdout
     assert "warning: 8 switches use ports beyond" in result.stderr
+
+
+# -- sonic-vs: the config is copied in, never bound where start.sh renames it --------------------
+
+BOUND = REPO / "tests/integration/data/clab-bound/bound.clab.yml"
+
+
+@pytest.fixture(scope="module")
+def bound() -> Plan:
+    """containerlab's sonic-vs nodes with their own config_db.json bound at /etc/sonic, imported."""
+    return load_lab(BOUND).plan
+
+
+@pytest.mark.parametrize("lab", ["default", "bound"])
+def test_no_sonic_vs_node_binds_etc_sonic_config_db(plans: dict[str, Plan], bound: Plan, lab: str) -> None:
+    """start.sh (bash -e) mvs a merged file over /etc/sonic/config_db.json: a bind there stops SONiC's boot."""
+    plan = bound if lab == "bound" else plans[lab]
+    nodes = _topology(plan, "sonic-vs")["topology"]["nodes"]
+    sonic = {name: node for name, node in nodes.items() if node["kind"] == "sonic-vs"}
+    assert sonic
+    for name, node in sonic.items():
+        targets = [bind.split(":")[1] for bind in node["binds"]]
+        assert targets == ["/var/sonic/config_db.json"], name
+        assert node["binds"][0].endswith(":ro")
+
+
+def test_sonic_vs_exec_waits_for_start_sh_then_copies_loads_and_starts_ports(bound: Plan) -> None:
+    sw1 = _topology(bound, "sonic-vs")["topology"]["nodes"]["sw1"]
+    wait, cp, load, *ports = sw1["exec"]
+    argv = shlex.split(wait)  # containerlab splits exec lines as a shell would, and runs no shell
+    assert argv[:2] == ["bash", "-c"] and len(argv) == 3
+    assert 'sonic-db-cli CONFIG_DB GET CONFIG_DB_INITIALIZED' in argv[2] and "exit 1" in argv[2]
+    assert cp == "cp /var/sonic/config_db.json /etc/sonic/config_db.json"
+    assert load == "config load -y /etc/sonic/config_db.json"
+    assert ports == ["config interface startup Ethernet0", "config interface startup Ethernet8"]
+
+
+def test_sonic_vs_exec_starts_only_ports_the_config_has_up(bound: Plan, tmp_path: Path) -> None:
+    from twin.runtime.sonic_vs import clab_exec
+
+    db = json.loads((BOUND.parent / "sw1/config_db.json").read_text())
+    db["PORT"]["Ethernet8"]["admin_status"] = "down"
+    assert clab_exec(bound.node("sw1"), db)[3:] == ["config interface startup Ethernet0"]
+
+
+def test_export_of_an_imported_lab_binds_the_users_own_configs(bound: Plan, tmp_path: Path) -> None:
+    topo = tmp_path / "bound.clab.yml"
+    write_clab(bound, topo, kind="sonic-vs", image=default_image("sonic-vs"))
+    for switch in ("sw1", "sw2"):
+        written = json.loads((tmp_path / f"bound-files/{switch}/config_db.json").read_text())
+        assert written == json.loads((BOUND.parent / switch / "config_db.json").read_text())
+    doc = yaml.safe_load(topo.read_text())
+    assert doc["topology"]["nodes"]["h1"]["exec"][-2:] == ["ip addr add 192.168.1.2/24 dev eth1",
+                                                         "ip route add 192.168.0.0/16 via 192.168.1.1 dev eth1"]
+    assert validate_clab(doc) == []
+    assert missing_ports(bound) == []  # the files name their own (S6000) ports; no hwsku warning
+
+
+def test_exported_lab_imports_back_to_the_same_plan(bound: Plan, tmp_path: Path) -> None:
+    topo = tmp_path / "bound.clab.yml"
+    write_clab(bound, topo, kind="sonic-vs", image=default_image("sonic-vs"))
+    again = load_lab(topo).plan
+    for name in ("sw1", "sw2"):
+        a, b = bound.node(name), again.node(name)
+        assert b.config_db == tmp_path / f"bound-files/{name}/config_db.json"  # the /var/sonic bind
+        assert (a.asn, a.loopback, a.neighbors, a.networks) == (b.asn, b.loopback, b.neighbors, b.networks)
+        assert [i.address for i in a.interfaces] == [i.address for i in b.interfaces]
+    # the copy-in lines are twin's own, so a second export does not repeat them
+    assert _topology(again, "sonic-vs")["topology"]["nodes"]["sw1"]["exec"] == \
+        _topology(bound, "sonic-vs")["topology"]["nodes"]["sw1"]["exec"]
+
+
+def test_linux_kind_runs_the_users_config_too(bound: Plan) -> None:
+    sw1 = _topology(bound, "linux")["topology"]["nodes"]["sw1"]
+    assert any("10.0.0.0/31" in line and "Ethernet0" in line for line in sw1["exec"])  # its own INTERFACE
+    assert not any(" 10.2." in line for line in sw1["exec"])  # nothing from twin's server pool

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import sys
 import textwrap
+from ipaddress import IPv4Interface
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -446,3 +451,236 @@ def test_every_problem_is_reported_once(tmp_path: Path) -> None:
     assert [(p.field, p.line) for p in err.value.problems] == [
         ("name", 1), ("topology.defaults.binds.0", 3), ("topology.nodes.c.kind", 7),
         ("topology.links.0.endpoints.1", 9)]
+
+
+# -- sonic-vs nodes that bind their own config_db.json -----------------------------------------
+
+BOUND = (Path(__file__).parents[1] / "integration/data/clab-bound/bound.clab.yml").resolve()
+
+
+def _bound_lab(tmp_path: Path, edit: Any = None, node: str = "sw1", clab: str | None = None) -> Path:
+    """A copy of the bound-config example in tmp_path; `edit(db)` changes `node`'s config_db.json."""
+    shutil.copytree(BOUND.parent, tmp_path / "lab")
+    path = tmp_path / "lab" / BOUND.name
+    if clab is not None:
+        path.write_text(textwrap.dedent(clab).lstrip())
+    if edit is not None:
+        cfg = tmp_path / "lab" / node / "config_db.json"
+        db = json.loads(cfg.read_text())
+        edit(db)
+        cfg.write_text(json.dumps(db, indent=4))
+    return path
+
+
+def test_sonic_vs_bound_config_is_the_nodes_config() -> None:
+    topo = load_topology(BOUND)
+    sw1, sw2, h1, h2 = (topo.node(n) for n in ("sw1", "sw2", "h1", "h2"))
+    assert sw1.config_db == BOUND.parent / "sw1" / "config_db.json"
+    assert sw1.config_db.is_absolute() and sw2.config_db == BOUND.parent / "sw2" / "config_db.json"
+    assert sw1.config is not None and sw1.config.dialect == "bgpcfgd"
+    assert (sw1.config.asn, str(sw1.config.loopback)) == (65101, "10.1.0.1")
+    assert [str(n) for n in sw1.config.networks] == ["10.1.0.1/32", "192.168.1.0/24"]  # bgpcfgd: Loopback0, VLANs
+    assert sw1.config.vlan_members == {"Ethernet8": "Vlan1000"}
+    assert (h1.config_db, h1.exec[1]) == (None, "ip addr add 192.168.1.2/24 dev eth1")
+    assert h2.config is None
+
+
+def test_plan_takes_addresses_sessions_and_prefixes_from_the_bound_files() -> None:
+    plan = plan_topology(load_topology(BOUND))
+    sw1 = plan.node("sw1")
+    assert sw1.config_db == BOUND.parent / "sw1" / "config_db.json"
+    assert (sw1.kind, sw1.asn, str(sw1.loopback)) == ("switch", 65101, "10.1.0.1")
+    eth0, eth8 = sw1.iface("Ethernet0"), sw1.iface("Ethernet8")
+    assert (str(eth0.address), str(eth0.peer_address), eth0.role) == ("10.0.0.0/31", "10.0.0.1/31", "fabric")
+    assert (eth8.address, eth8.peer_node, eth8.role, eth8.speed) == (None, "h1", "server", 40000)  # a VLAN member
+    assert [(str(nb.ip), nb.asn, nb.name, nb.iface, str(nb.local_addr), nb.bfd) for nb in sw1.neighbors] == [
+        ("10.0.0.1", 65102, "sw2", "Ethernet0", "10.0.0.0", False)]
+    assert [str(n) for n in sw1.networks] == ["10.1.0.1/32", "192.168.1.0/24"]
+    assert str(plan.node("sw2").iface("Ethernet0").address) == "10.0.0.1/31"
+    # nothing from twin's pools: no fabric /31 from 10.0.0.0/16 keyed by port, no server /31 from 10.2.0.0/16
+    h1 = plan.node("h1").iface("eth1")
+    assert (h1.address, str(h1.peer_address)) == (None, "None")
+    assert {str(lk.subnet) for lk in plan.links} == {"10.0.0.0/31", "None"}
+
+
+def test_health_checks_expect_what_the_bound_files_and_exec_lines_set_up() -> None:
+    from twin.checks.catalog import expected_bfd, expected_ecmp, expected_pings, expected_sessions
+
+    plan = plan_topology(load_topology(BOUND))
+    assert expected_sessions(plan) == {"sw1": {"10.0.0.1": "sw2"}, "sw2": {"10.0.0.0": "sw1"}}
+    assert expected_ecmp(plan) == {"sw1": {"10.1.0.2/32": 1, "192.168.2.0/24": 1},
+                                   "sw2": {"10.1.0.1/32": 1, "192.168.1.0/24": 1}}
+    assert expected_pings(plan) == {"h1": {"192.168.1.2": {"192.168.2.2": "h2/192.168.2.2"}},
+                                    "h2": {"192.168.2.2": {"192.168.1.2": "h1/192.168.1.2"}}}
+    assert expected_bfd(plan) == {}  # the files ask for no BFD; fabric.bfd (on by default) is twin's plan only
+
+
+def test_bfd_and_shut_neighbors_follow_the_file(tmp_path: Path) -> None:
+    def edit(db: dict[str, Any]) -> None:  # `bfd` is a field of the VRF-keyed form only (sonic-bgp-neighbor.yang)
+        db["BGP_NEIGHBOR"]["default|10.0.0.1"] = {**db["BGP_NEIGHBOR"].pop("10.0.0.1"), "bfd": "true"}
+        db["BGP_NEIGHBOR"]["10.0.0.9"] = {"asn": "65109", "admin_status": "down", "name": "gone"}
+
+    from twin.checks.catalog import expected_bfd, expected_sessions
+
+    plan = plan_topology(load_topology(_bound_lab(tmp_path, edit)))
+    assert expected_bfd(plan) == {"sw1": ["10.0.0.1"]}
+    assert expected_sessions(plan)["sw1"] == {"10.0.0.1": "sw2"}  # admin down: bgpcfgd shuts it
+
+
+def test_node_config_db_is_the_users_file_with_the_runtimes_management_address() -> None:
+    from twin.render.config_db import node_config_db
+
+    plan = plan_topology(load_topology(BOUND))
+    sw1 = plan.node("sw1")
+    own = json.loads((BOUND.parent / "sw1" / "config_db.json").read_text())
+    assert node_config_db(plan, sw1) == own
+    db = node_config_db(plan, sw1, mgmt=(IPv4Interface("172.20.5.2/24"), "172.20.5.1"))
+    assert db["MGMT_INTERFACE"] == {"eth0|172.20.5.2/24": {"gwaddr": "172.20.5.1"}}
+    assert db["MGMT_PORT"] == {"eth0": {"alias": "eth0", "admin_status": "up"}}
+    assert {t: r for t, r in db.items() if not t.startswith("MGMT_")} == own
+
+
+def test_switches_without_a_bound_file_still_get_twins_rendering(tmp_path: Path) -> None:
+    from twin.render.config_db import build_config_db, node_config_db
+
+    plan = plan_topology(load_topology(_write(tmp_path, SONIC_LAB)))
+    leaf1 = plan.node("leaf1")
+    assert leaf1.config_db is None
+    assert node_config_db(plan, leaf1) == build_config_db(plan, leaf1)
+
+
+@pytest.mark.parametrize("target", ["/var/sonic/config_db.json", "/var/sonic/config_db.json:ro", "/var/sonic",
+                                    "/etc/sonic/config_db.json", "/etc/sonic/config_db.json:ro"])
+def test_config_bound_where_sonic_vs_reads_it(tmp_path: Path, target: str) -> None:
+    (tmp_path / "s1").mkdir()
+    host = "s1" if target.startswith("/var/sonic") and not target.endswith(("json", "json:ro")) \
+        else "s1/config_db.json"
+    topo = _import(tmp_path, f"""
+        name: b
+        topology:
+          nodes:
+            s1: {{kind: sonic-vs, binds: ["{host}:{target}"]}}
+            s2: {{kind: sonic-vs, binds: ["other:/etc/sonic/other.json"]}}
+    """)
+    assert topo.node("s1").config_db == tmp_path / "s1" / "config_db.json"
+    assert topo.node("s2").config_db is None
+
+
+def test_var_sonic_wins_as_start_sh_copies_it_last(tmp_path: Path) -> None:
+    topo = _import(tmp_path, """
+        name: b
+        topology:
+          kinds:
+            sonic-vs: {binds: ["etc.json:/etc/sonic/config_db.json"]}
+          nodes:
+            s1: {kind: sonic-vs, binds: ["var.json:/var/sonic/config_db.json"]}
+    """)
+    assert topo.node("s1").config_db == tmp_path / "var.json"
+
+
+def _plan_problems(path: Path) -> list[tuple[str, str | int | None, str, str]]:
+    with pytest.raises(PlanError) as err:
+        plan_topology(load_topology(path))
+    return [(p.file, p.line, p.field, p.message) for p in err.value.problems]
+
+
+def _set(table: str, key: str, row: Any) -> Any:
+    def edit(db: dict[str, Any]) -> None:
+        if row is None:
+            db[table].pop(key)
+        else:
+            db.setdefault(table, {})[key] = row
+    return edit
+
+
+BAD_FILES = [
+    pytest.param(_set("PORT", "Ethernet8", None), "PORT",
+                 "sw1 links Ethernet8 (containerlab's sonic-vs eth3) to h1, but this config has no PORT|Ethernet8: "
+                 "SONiC booted from it creates only the ports its PORT table lists", id="linked-port-not-in-PORT"),
+    pytest.param(_set("BGP_NEIGHBOR", "10.0.0.1", {"asn": "sixty", "local_addr": "10.0.0.0"}),
+                 "BGP_NEIGHBOR|10.0.0.1 asn", "'sixty' is not an ASN (1-4294967294)", id="bad-peer-asn"),
+    pytest.param(_set("INTERFACE", "Ethernet0", None), "INTERFACE|Ethernet0|10.0.0.0/31",
+                 "the base key 'Ethernet0' is missing; add \"Ethernet0\": {}", id="no-interface-base-key"),
+    pytest.param(_set("BGP_NEIGHBOR", "10.0.0.1", {"asn": "65102", "local_addr": "10.9.9.9"}),
+                 "BGP_NEIGHBOR|10.0.0.1 local_addr",
+                 "10.9.9.9 is not an address of this switch (INTERFACE or LOOPBACK_INTERFACE)",
+                 id="foreign-local-addr"),
+    pytest.param(_set("NOT_A_TABLE", "x", {"a": "b"}), "NOT_A_TABLE",
+                 "no SONiC YANG model defines this table (SONiC's config reload, GCU and gNMI Set refuse it)",
+                 id="table-without-a-model"),
+    pytest.param(lambda db: db["DEVICE_METADATA"]["localhost"].update(frr_mgmt_framework_config="true"),
+                 "BGP_GLOBALS|default local_asn",
+                 "the config has BGP_NEIGHBOR entries and selects frrcfgd (frr_mgmt_framework_config), which renders "
+                 "'router bgp' only from BGP_GLOBALS|default local_asn: no session would come up",
+                 id="frrcfgd-without-local-asn"),
+]
+
+
+@pytest.mark.parametrize(("edit", "field", "message"), BAD_FILES)
+def test_bad_bound_file_names_file_field_and_fix(tmp_path: Path, edit: Any, field: str, message: str) -> None:
+    path = _bound_lab(tmp_path, edit)
+    with pytest.raises(PlanError) as err:
+        load_topology(path)
+    (problem,) = err.value.problems
+    assert (problem.file, problem.field, problem.message) == (str(tmp_path / "lab/sw1/config_db.json"), field, message)
+    assert problem.fix
+
+
+def test_bound_file_that_is_not_json_names_the_line(tmp_path: Path) -> None:
+    path = _bound_lab(tmp_path)
+    (tmp_path / "lab/sw2/config_db.json").write_text('{\n  "PORT": {\n    "Ethernet0": {,}\n')
+    assert _plan_problems(path) == [(str(tmp_path / "lab/sw2/config_db.json"), 3, "(json)",
+                                     "not valid JSON: Expecting property name enclosed in double quotes")]
+
+
+def test_bound_file_that_is_not_an_object(tmp_path: Path) -> None:
+    path = _bound_lab(tmp_path)
+    (tmp_path / "lab/sw2/config_db.json").write_text("[]\n")
+    assert _plan_problems(path) == [(str(tmp_path / "lab/sw2/config_db.json"), 1, "(document)",
+                                     "a config_db.json is a JSON object of tables")]
+
+
+def test_missing_bound_file_is_reported_with_the_bind_line(tmp_path: Path) -> None:
+    path = _bound_lab(tmp_path)
+    (tmp_path / "lab/sw2/config_db.json").unlink()
+    assert _plan_problems(path) == [(str(path), 18, "nodes.sw2.binds",
+                                     f"config_db.json {tmp_path / 'lab/sw2/config_db.json'} does not exist")]
+
+
+def test_every_bad_file_is_reported_at_once(tmp_path: Path) -> None:
+    path = _bound_lab(tmp_path, _set("PORT", "Ethernet8", None))
+    (tmp_path / "lab/sw2/config_db.json").write_text("[]\n")
+    assert [(Path(f).parent.name, field) for f, _, field, _ in _plan_problems(path)] == [
+        ("sw1", "PORT"), ("sw2", "(document)")]
+
+
+def test_switch_without_a_file_linked_to_one_with_a_file_is_refused(tmp_path: Path) -> None:
+    path = _bound_lab(tmp_path, clab="""
+        name: mixed
+        topology:
+          nodes:
+            sw1: {kind: sonic-vs, binds: ["sw1/config_db.json:/etc/sonic/config_db.json"]}
+            sw2: {kind: sonic-vs}
+          links:
+            - endpoints: ["sw1:eth1", "sw2:eth1"]
+    """)
+    (problem,) = _plan_problems(path)
+    assert problem[:3] == (str(path), 7, "links.0")
+    assert problem[3].startswith(f"sw1 runs its own config_db.json ({tmp_path / 'lab/sw1/config_db.json'}) but sw2 "
+                                 "has none")
+
+
+def test_bad_bound_file_exits_2_naming_file_field_and_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from twin.cli import main
+
+    path = _bound_lab(tmp_path, _set("PORT", "Ethernet8", None))
+    monkeypatch.setattr(sys, "argv", ["twin", "plan", str(path)])
+    with pytest.raises(SystemExit) as exited:
+        main()
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    text = " ".join(err.split())
+    assert "Traceback" not in err
+    assert f"error: {tmp_path / 'lab/sw1/config_db.json'}: PORT: sw1 links Ethernet8" in text
+    assert 'add "Ethernet8" to PORT' in text

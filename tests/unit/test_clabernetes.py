@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,27 @@ def test_cli_writes_manifests(tmp_path: Path) -> None:
     missing = CliRunner().invoke(app, ["export", "clabernetes", str(tmp_path / "nope.yaml"), "-o", str(out)])
     assert missing.exit_code == 2
     assert "file not found" in missing.stderr
+
+
+def test_sonic_vs_config_is_mounted_beside_and_copied_in(plans: dict[str, Plan], tmp_path: Path) -> None:
+    """As in the clab export: bound read-only at /var/sonic (start.sh renames over /etc/sonic/config_db.json,
+    which a mounted file refuses) and copied in by exec lines once start.sh has loaded CONFIG_DB."""
+    spec = _export(plans["default"], tmp_path, "sonic-vs")["topology"]["spec"]
+    definition = yaml.safe_load(spec["definition"]["containerlab"])
+    leaf1 = definition["topology"]["nodes"]["leaf1"]
+    assert leaf1["binds"] == ["default-files/leaf1/config_db.json:/var/sonic/config_db.json:ro"]
+    assert "CONFIG_DB_INITIALIZED" in leaf1["exec"][0]
+    assert leaf1["exec"][1:3] == ["cp /var/sonic/config_db.json /etc/sonic/config_db.json",
+                                  "config load -y /etc/sonic/config_db.json"]
+    assert not any(":/etc/sonic/config_db.json" in bind for node in definition["topology"]["nodes"].values()
+                   for bind in node.get("binds", []))
+
+
+def test_imported_sonic_vs_nodes_ship_their_own_config(tmp_path: Path) -> None:
+    lab = REPO / "tests/integration/data/clab-bound/bound.clab.yml"
+    plan = load_lab(lab).plan
+    docs = _export(plan, tmp_path, "sonic-vs")
+    cms = {cm["metadata"]["name"]: cm for cm in docs["configmaps"]}
+    assert json.loads(cms["default-sw1-files"]["data"]["config_db.json"]) == \
+        json.loads((lab.parent / "sw1/config_db.json").read_text())
+    assert not any(name.startswith(("default-h1", "default-h2")) for name in cms), "hosts bind nothing"

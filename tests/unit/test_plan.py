@@ -353,3 +353,93 @@ def test_assigned_port_beyond_radix_is_a_plan_error(tmp_path: Path) -> None:
     topo = load_topology(_write(tmp_path, text))
     with pytest.raises(PlanError, match="radix"):
         plan_topology(topo)
+
+
+# -- switches that bring their own config_db.json -------------------------------------------------
+
+BOUND = Path(__file__).resolve().parents[1] / "integration/data/clab-bound"
+OWN_CONFIGS = f"""
+    name: own
+    kind: explicit
+    nodes:
+      sw1: {{role: leaf, config_db: {BOUND}/sw1/config_db.json}}
+      sw2: {{role: leaf, config_db: {BOUND}/sw2/config_db.json}}
+      leaf3: {{role: leaf}}
+      h1: {{role: host, exec: ["ip addr add 192.168.1.2/24 dev eth1"]}}
+      h2: {{role: host}}
+      srv: {{role: server}}
+    links:
+      - endpoints: ["sw1:Ethernet0", "sw2:Ethernet0"]
+      - endpoints: [h1, "sw1:Ethernet8"]
+      - endpoints: [h2, sw2]
+      - endpoints: [srv, leaf3]
+"""
+
+
+@pytest.fixture
+def own(tmp_path: Path) -> Plan:
+    return plan_topology(load_topology(_write(tmp_path, OWN_CONFIGS)))
+
+
+def test_own_config_replaces_twins_numbering(own: Plan) -> None:
+    sw1 = own.node("sw1")
+    assert (sw1.asn, str(sw1.loopback), sw1.config_db) == (65101, "10.1.0.1", BOUND / "sw1/config_db.json")
+    assert [(str(nb.ip), nb.asn, nb.name) for nb in sw1.neighbors] == [("10.0.0.1", 65102, "sw2")]
+    assert [str(n) for n in sw1.networks] == ["10.1.0.1/32", "192.168.1.0/24"]
+    assert str(sw1.iface("Ethernet0").address) == "10.0.0.0/31"
+
+
+def test_a_port_left_out_is_the_next_one_its_own_config_lists(own: Plan) -> None:
+    assert [(i.name, i.peer_node) for i in own.node("sw2").interfaces] == [("Ethernet0", "sw1"), ("Ethernet8", "h2")]
+    assert own.node("h2").iface("eth1").address is None  # twin plans nothing on a link of such a switch
+
+
+def test_planned_switches_beside_them_keep_twins_numbering(own: Plan) -> None:
+    leaf3, srv = own.node("leaf3"), own.node("srv")
+    assert (leaf3.asn, str(leaf3.loopback), leaf3.config_db, leaf3.max_paths) == (65103, "10.1.4.3", None, None)
+    assert str(srv.iface("eth1").address).startswith("10.2.")
+    assert str(leaf3.networks[0]) == "10.1.4.3/32"
+
+
+def test_own_frrcfgd_config_sets_multipath_and_networks(tmp_path: Path) -> None:
+    import json
+
+    from twin.render.config_db import build_config_db
+
+    plan = _plan("clos-4x8")
+    db = build_config_db(plan, plan.node("leaf1"))  # a frrcfgd config, as `twin plan` writes it
+    db["BGP_GLOBALS_AF"]["default|ipv4_unicast"]["max_ebgp_paths"] = "2"
+    (tmp_path / "leaf1.json").write_text(json.dumps(db))
+    text = f"""
+        name: one
+        kind: explicit
+        nodes:
+          leaf1: {{role: leaf, config_db: {tmp_path}/leaf1.json}}
+    """
+    leaf1 = plan_topology(load_topology(_write(tmp_path, text))).node("leaf1")
+    assert leaf1.max_paths == 2
+    assert leaf1.networks == plan.node("leaf1").networks  # BGP_GLOBALS_AF_NETWORK: loopback and server subnets
+    assert (leaf1.asn, leaf1.loopback) == (65101, plan.node("leaf1").loopback)
+
+
+@pytest.mark.parametrize(("node", "message"), [
+    ("h1: {role: host, config_db: x.json}", "h1 is a host; only a switch (spine, leaf or router) runs a SONiC "
+     "config_db.json"),
+    ("r1: {role: router, config_db: x.json, frr_conf: y.conf}", "r1 has both its own frr.conf and its own "
+     "config_db.json"),
+    ("sw9: {role: leaf, config_db: nowhere.json}", "config_db.json {tmp}/nowhere.json does not exist"),
+])
+def test_own_config_on_the_wrong_node_is_refused(tmp_path: Path, node: str, message: str) -> None:
+    (tmp_path / "x.json").write_text("{}")
+    (tmp_path / "y.conf").write_text("")
+    path = _write(tmp_path, f"""
+        name: bad
+        kind: explicit
+        nodes:
+          {node}
+    """)
+    with pytest.raises(PlanError) as err:
+        load_topology(path)
+    (problem,) = err.value.problems
+    assert (problem.file, problem.line, problem.message) == (str(path), 4, message.format(tmp=tmp_path))
+    assert problem.field.endswith(".config_db") and problem.fix

@@ -146,7 +146,8 @@ def test_unreadable_input_is_an_error_not_a_finding(configs: Path) -> None:
 
 
 MODELS = find_models()
-needs_models = pytest.mark.skipif(MODELS is None, reason="SONiC YANG models not found: set TWIN_SONIC_YANG")
+needs_models = pytest.mark.skipif(MODELS is None, reason="SONiC YANG models not found: set TWIN_SONIC_YANG, or "
+                                  "TWIN_SONIC_REFERENCE to a folder holding sonic-yang-models")
 
 
 def _admin(db: Db) -> None:
@@ -271,3 +272,98 @@ def test_schema_findings_leave_the_models_verdict_to_libyang_when_it_ran(tmp_pat
     mine = "BGP_NEIGHBOR|default|10.0.0.64 local_addr"
     assert [f.where for f in schema_findings(cfg)] == ["PORT|Ethernet0 color", mine]
     assert [f.where for f in schema_findings(cfg, yang_ran=True)] == [mine]
+
+
+# -- VLANs: VLAN_MEMBER's leafrefs and musts reach into modules no table of the config is in ------
+
+S6000_PORT = {"alias": "fortyGigE0/{i}", "index": "{n}", "lanes": "{lanes}", "speed": "40000", "mtu": "9100",
+              "admin_status": "up"}
+
+
+def _port(i: int) -> dict[str, str]:
+    n = i // 4
+    lanes = ",".join(str(25 + 4 * n + k) for k in range(4))
+    return {k: v.format(i=i, n=n, lanes=lanes) for k, v in S6000_PORT.items()}
+
+
+def _vlan_config() -> Db:
+    """A ToR as SONiC users write one: a routed uplink, a VLAN with an SVI for its servers (one member
+    untagged on a port, one tagged on a port channel)."""
+    return {
+        "DEVICE_METADATA": {"localhost": {"hostname": "tor1", "bgp_asn": "65101", "type": "ToRRouter",
+                                          "hwsku": "Force10-S6000", "platform": "x86_64-kvm_x86_64-r0",
+                                          "mac": "52:54:00:12:34:56"}},
+        "PORT": {f"Ethernet{i}": _port(i) for i in (0, 8, 12)},
+        "PORTCHANNEL": {"PortChannel1": {"admin_status": "up", "mtu": "9100", "min_links": "1", "lacp_key": "auto"}},
+        "PORTCHANNEL_MEMBER": {"PortChannel1|Ethernet12": {}},
+        "INTERFACE": {"Ethernet0": {}, "Ethernet0|10.0.0.1/31": {}},
+        "LOOPBACK_INTERFACE": {"Loopback0": {}, "Loopback0|10.1.0.1/32": {}},
+        "VLAN": {"Vlan1000": {"vlanid": "1000"}},
+        "VLAN_MEMBER": {"Vlan1000|Ethernet8": {"tagging_mode": "untagged"},
+                        "Vlan1000|PortChannel1": {"tagging_mode": "tagged"}},
+        "VLAN_INTERFACE": {"Vlan1000": {}, "Vlan1000|192.168.0.1/24": {}},
+    }
+
+
+def _vlan_folder(tmp_path: Path, change: Callable[[Db], None] | None = None) -> Path:
+    db = _vlan_config()
+    if change is not None:
+        change(db)
+    (tmp_path / "tor1").mkdir(parents=True)
+    (tmp_path / "tor1" / "config_db.json").write_text(json.dumps(db, indent=4))
+    return tmp_path
+
+
+@needs_models
+def test_vlan_member_validates_with_the_modules_its_leafrefs_need(tmp_path: Path) -> None:
+    """Regression: only the modules of the tables in use were loaded, and VLAN_MEMBER's port, a leafref
+    to PORT or PORTCHANNEL with musts on sonic-mirror-session and sonic-interface, failed with
+    'Unknown/non-implemented module'."""
+    assert validate_folder(_vlan_folder(tmp_path), models=MODELS) == (1, [])
+
+
+@needs_models
+@pytest.mark.parametrize(("member", "message"), [
+    ("Ethernet16", 'Invalid union value "Ethernet16" - no matching subtype found'),  # in neither PORT nor PORTCHANNEL
+    ("Ethernet0", "Port is a router interface"),                                     # sonic-interface's INTERFACE
+    ("Ethernet12", "Port is a member of a port channel"),                            # PORTCHANNEL_MEMBER
+])
+def test_vlan_member_leafrefs_and_musts_are_judged(tmp_path: Path, member: str, message: str) -> None:
+    folder = _vlan_folder(tmp_path, lambda db: db["VLAN_MEMBER"].update(
+        {f"Vlan1000|{member}": {"tagging_mode": "tagged"}}))
+    _, findings = validate_folder(folder, models=MODELS)
+    assert [(f.check, f.where, f.message) for f in findings] == [
+        ("yang", f"VLAN_MEMBER|Vlan1000|{member} port", f"SONiC YANG: {message}")]
+
+
+@needs_models
+def test_modules_loaded_for_a_table_include_what_it_imports() -> None:
+    from twin.validate.yang import modules_to_load, prepare
+
+    assert MODELS is not None
+    modules = modules_to_load(prepare(MODELS), {"sonic-vlan"})
+    assert {"sonic-vlan", "sonic-port", "sonic-portchannel", "sonic-mirror-session", "sonic-interface",
+            "sonic-types"} <= set(modules)
+    assert "sonic-acl" not in modules  # nothing sonic-vlan does not reach
+
+
+@needs_models
+def test_cli_validates_a_vlan_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from twin import cli
+
+    folder = _vlan_folder(tmp_path)
+    monkeypatch.setattr("sys.argv", ["twin", "validate", str(folder), "--models", str(MODELS)])
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == 0
+    assert "1 switches, 0 findings" in capsys.readouterr().out
+
+
+def test_models_are_found_in_the_reference_artefacts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "sonic-yang-models" / "yang-models").mkdir(parents=True)
+    monkeypatch.delenv("TWIN_SONIC_YANG", raising=False)
+    monkeypatch.setenv("TWIN_SONIC_REFERENCE", str(tmp_path))
+    assert find_models() == tmp_path / "sonic-yang-models"
+    monkeypatch.setenv("TWIN_SONIC_YANG", str(tmp_path / "elsewhere"))
+    assert find_models() is None  # a folder named explicitly is the only one looked at

@@ -1,4 +1,12 @@
-"""The health checks a plan implies, with inputs derived from the plan alone."""
+"""The health checks a plan implies, with inputs derived from the plan alone.
+
+The plan says what the nodes really have: a switch that brings its own config_db.json (an imported
+containerlab sonic-vs node's bound file) has the sessions, addresses, BFD peers, multipath width and
+advertised prefixes of that file in its NodePlan (twin/topology/bound_config.py), and the hosts on its
+links get no planned address, so they are judged by the addresses their own `exec:` lines give them.
+The sessions, ECMP widths, BFD peers and pings expected here are then the ones those configs and
+lines set up, not twin's address plan.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +33,7 @@ def expected_ecmp(plan: Plan) -> dict[str, dict[str, int]]:
     leaves = [n for n in plan.nodes if n.role == "leaf" and n.kind == "switch"]
     out: dict[str, dict[str, int]] = {}
     for leaf in leaves:
-        width = min(len(leaf.neighbors), plan.max_paths)
+        width = min(len(leaf.neighbors), leaf.max_paths or plan.max_paths)
         out[leaf.name] = {str(net): width for other in leaves if other.name != leaf.name
                           for net in other.networks}
     return out
@@ -35,7 +43,9 @@ _EXEC_ADDR = re.compile(r"\bip\s+(?:-4\s+)?a(?:ddr(?:ess)?)?\s+add\s+([0-9.]+)/\
 
 
 def host_addresses(host: NodePlan) -> list[tuple[str, str]]:
-    """(address, attached node) per NIC: planned for servers, from `exec:` lines for imported hosts."""
+    """(address, attached node) per NIC: planned for servers, from `exec:` lines for imported hosts.
+    A NIC facing a switch that brings its own config_db.json has no planned address (twin plans
+    nothing on that link), so such hosts are judged by their `exec:` lines alone."""
     out = [(str(i.address.ip), i.peer_node) for i in host.interfaces if i.address is not None]
     peers = {i.kernel: i.peer_node for i in host.interfaces}
     for line in host.exec:
@@ -69,9 +79,16 @@ def expected_ospf(plan: Plan) -> dict[str, dict[str, str]]:
 
 
 def expected_bfd(plan: Plan) -> dict[str, list[str]]:
-    if not plan.fabric.bfd.enabled:
-        return {}
-    return {n.name: [str(nb.ip) for nb in n.neighbors] for n in plan.nodes if n.kind == "switch" and n.neighbors}
+    """Peers each switch runs BFD with: every neighbor when fabric.bfd is on, or those a switch's own
+    config_db.json marks `bfd: "true"`."""
+    out: dict[str, list[str]] = {}
+    for n in plan.nodes:
+        if n.kind != "switch":
+            continue
+        peers = [str(nb.ip) for nb in n.neighbors if (plan.fabric.bfd.enabled if nb.bfd is None else nb.bfd)]
+        if peers:
+            out[n.name] = peers
+    return out
 
 
 def fabric_links(plan: Plan) -> list[tuple[str, str, str, str]]:

@@ -7,9 +7,24 @@ The exported lab runs the same fabric as the netns runtime, one container per no
   and `exec:` lines set the switch sysctls, configure ports and addresses from config_db.json
   (as the netns runtime does) and start FRR with Debian's init script, which runs watchfrr and
   applies /etc/frr/frr.conf with `vtysh -b`;
-- switches, kind `sonic-vs`: docker-sonic-vs with its config_db.json bound at
-  /etc/sonic/config_db.json (the kind ignores `startup-config`). SONiC's port `Ethernet(4·(N−1))`
-  is containerlab's `ethN` (HWSKU Force10-S6000, step 4; eth0 is management);
+- switches, kind `sonic-vs`: docker-sonic-vs (SONiC's port `Ethernet(4·(N−1))` is containerlab's
+  `ethN`, HWSKU Force10-S6000, step 4; eth0 is management). The kind ignores `startup-config`, and
+  its config_db.json cannot be bound at /etc/sonic/config_db.json: the image's start.sh (`bash -e`,
+  sonic-buildimage platform/vs/docker-sonic-vs/start.sh) merges init_cfg.json into that file with
+  `sonic-cfggen ... > /tmp/config_db.json` and `mv /tmp/config_db.json /etc/sonic/config_db.json`,
+  and mv cannot replace a bind-mounted file ("unable to remove target: Device or resource busy"),
+  so start.sh would exit before it starts redis, loads CONFIG_DB (configdb-load.sh) or starts
+  syncd and orchagent. The file is therefore bound read-only at /var/sonic/config_db.json and
+  copied in by `exec:` lines (runtime/sonic_vs.py clab_exec), which containerlab runs after the
+  kind's post-deploy step has launched supervisord: wait until configdb-load.sh has set
+  CONFIG_DB_INITIALIZED (start.sh is then done with /etc/sonic/config_db.json), `cp` the file
+  there (so a later `config reload` or `config save` works on it), `config load -y` it (a merge,
+  as SONiC users load a config) and start the linked ports. Copying before start.sh reads the
+  file would race with supervisord, which starts start.sh without containerlab waiting for it.
+  Images built since March 2026 copy /var/sonic/config_db.json in themselves before the merge, so
+  there the config is in CONFIG_DB from the first load and the exec lines repeat it harmlessly.
+  The config is the switch's own when it brings one (an imported sonic-vs node's bound file),
+  else twin's rendering of the plan (render.config_db.node_config_db);
 - routers imported from a .clab.yml: kind `linux`, their own frr.conf and daemons bound in;
 - servers: kind `linux`, with `exec:` lines that set their addresses, per-NIC routing tables
   and routes, the `ip` commands the netns runtime runs in a batch.
@@ -46,13 +61,14 @@ from referencing.jsonschema import DRAFT7
 from twin import __version__
 from twin.errors import TwinError
 from twin.plan.models import NodePlan, Plan
-from twin.render.config_db import build_config_db, dumps
+from twin.render.config_db import dumps, node_config_db
 from twin.render.frr import render_frr
 from twin.render.write import write_tree
 from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
-from twin.runtime.sonic_vs import sonic_vs_iface
+from twin.runtime.sonic_vs import clab_exec, sonic_vs_iface
 from twin.switch.frr_daemons import KNOWN, switch_daemons
 from twin.switch.kernel import kernel_lines
+from twin.topology.bound_config import PERSISTENT_CONFIG
 
 ClabKind = Literal["linux", "sonic-vs"]
 CLAB_KINDS: tuple[ClabKind, ...] = ("linux", "sonic-vs")
@@ -70,9 +86,8 @@ GENERATED_NOTE = "written by twin export; regenerate rather than edit"
 # Where each bound file goes inside a node's container, per kind of node.
 _LINUX_SWITCH_BINDS = {"frr.conf": "/etc/frr/frr.conf", "daemons": "/etc/frr/daemons",
                        "config_db.json": "/etc/sonic/config_db.json:ro"}
-# Caution: docker-sonic-vs's start.sh (bash -e) merges init_cfg.json into this file and `mv`s the
-# result over it, a rename that a bind-mounted file refuses (EBUSY); check this against the image.
-_SONIC_BINDS = {"config_db.json": "/etc/sonic/config_db.json"}
+# Not /etc/sonic/config_db.json: docker-sonic-vs's start.sh `mv`s a merged file over that one (see above).
+_SONIC_BINDS = {"config_db.json": f"{PERSISTENT_CONFIG}:ro"}
 _ROUTER_BINDS = {"frr.conf": "/etc/frr/frr.conf", "daemons": "/etc/frr/daemons"}
 _OUR_FILES = frozenset({"config_db.json", "frr.conf", "daemons"})
 
@@ -159,7 +174,8 @@ def _node_entry(plan: Plan, node: NodePlan, *, kind: ClabKind, image: str, hosts
     binds = [f"{files_dir}/{node.name}/{name}:{target}" for name, target in bind_targets(node, kind).items()]
     entry: dict[str, Any] = {"kind": "linux", "image": hosts_image, "labels": {"twin-role": node.role}}
     if node.kind == "switch" and kind == "sonic-vs":
-        entry.update(kind="sonic-vs", image=image)
+        lines = clab_exec(node, node_config_db(plan, node))
+        entry.update(kind="sonic-vs", image=image, exec=lines + [x for x in node.exec if x not in lines])
     elif node.kind == "switch":
         entry.update(image=image, exec=switch_exec(plan, node))
     elif node.kind == "router":
@@ -194,7 +210,7 @@ def ip_commands(batch: list[str]) -> list[str]:
 
 def switch_exec(plan: Plan, node: NodePlan) -> list[str]:
     """Sysctls, then ports and addresses from config_db.json, then FRR (which needs the loopback)."""
-    db = build_config_db(plan, node)
+    db = node_config_db(plan, node)
     ifmap = {i.name: i.kernel for i in node.interfaces}
     return [*sysctl_commands(SWITCH_SYSCTLS), *ip_commands(kernel_lines(db, ifmap)), f"{FRR_INIT} start"]
 
@@ -238,7 +254,7 @@ def node_files(plan: Plan, kind: ClabKind) -> dict[str, str]:
 
 def _files_of(plan: Plan, node: NodePlan, kind: ClabKind) -> dict[str, str]:
     if node.kind == "switch":
-        db = build_config_db(plan, node)
+        db = node_config_db(plan, node)  # its own config_db.json, or twin's rendering
         files = {"config_db.json": dumps(db)}
         if kind == "linux":
             files["frr.conf"] = render_frr(db)

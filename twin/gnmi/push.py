@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from twin.errors import GnmiError
 from twin.gnmi.client import SwitchClient
 from twin.plan.models import Plan
-from twin.render.config_db import build_config_db
+from twin.render.config_db import node_config_db
 from twin.runtime.state import LabState
 from twin.switch.agent_process import gnmi_target
 
@@ -45,7 +45,7 @@ def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[s
         if configs is None:
             eth0 = (IPv4Interface(f"{node.mgmt}/{IPv4Network(state.mgmt_subnet).prefixlen}"), state.mgmt_host) \
                 if node.mgmt and state.mgmt_subnet and state.mgmt_host else None
-            out[node.name] = build_config_db(plan, plan.node(node.name), mgmt=eth0)
+            out[node.name] = node_config_db(plan, plan.node(node.name), mgmt=eth0)
             continue
         path = configs / node.name / "config_db.json"
         try:

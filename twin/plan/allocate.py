@@ -114,7 +114,14 @@ def _assign_ports(topo: Topology) -> tuple[list[Link], list[Problem]]:
     def next_iface(end: Endpoint, peer: Endpoint, line: int | None) -> str:
         node, peer_node = nodes.get(end.node), nodes.get(peer.node)
         used = taken.setdefault(end.node, set())
-        if node is not None and node.is_switch and not node.user_frr:
+        if node is not None and node.config is not None:  # the ports its own config_db.json lists
+            free = [p for p in sorted(node.config.ports, key=_port_key) if p not in used]
+            if not free:
+                full.append(Problem(str(node.config_db), "PORT", f"{end.node} has no free port for the link to "
+                                    f"{peer.node}: every port of its PORT table is taken",
+                                    "add a port to PORT or connect fewer links", line))
+            name = free[0] if free else f"{end.node}-noport{len(used)}"
+        elif node is not None and node.is_switch and not node.user_frr:
             uplink = node.role == "leaf" and peer_node is not None and peer_node.role == "spine"
             start = half if uplink else 0
             n = start
@@ -158,6 +165,16 @@ def plan_topology(topo: Topology) -> Plan:
     for node in topo.nodes:
         if node_kind(node) != "switch":
             continue
+        if node.user_config:  # its own config_db.json numbers it
+            if node.config is None:
+                problems.append(Problem(topo.source, f"nodes.{node.name}", f"the config_db.json of {node.name} "
+                                        "was not read", "load the topology with twin.topology.loader.load_topology"))
+                continue
+            if node.config.asn is not None:
+                asn[node.name] = node.config.asn
+            if node.config.loopback is not None:
+                loopback[node.name] = node.config.loopback
+            continue
         if node.asn is not None:
             asn[node.name] = node.asn
             problems += _check_asn(node.asn, node.name, topo.source)
@@ -177,11 +194,14 @@ def plan_topology(topo: Topology) -> Plan:
     ifaces: dict[str, list[InterfacePlan]] = {n.name: [] for n in topo.nodes}
     neighbors: dict[str, list[NeighborPlan]] = {n.name: [] for n in topo.nodes}
     networks: dict[str, list[IPv4Network]] = {n.name: [] for n in topo.nodes}
-    link_plans = []
+    link_plans: list[LinkPlan] = []
     for link in links:
         na, nb = nodes[link.a.node], nodes[link.b.node]
         ka, kb = node_kind(na), node_kind(nb)
         assert link.a.iface and link.b.iface
+        if na.config is not None or nb.config is not None:
+            _configured_link(link, na, nb, ifaces, link_plans, f)
+            continue
         subnet: IPv4Network | None = None
         # The "owner" is the end whose (number, port) keys the /31: the leaf, else the switch.
         a_owns = not (nb.role == "leaf" and na.role != "leaf") and ka == "switch"
@@ -228,6 +248,10 @@ def plan_topology(topo: Topology) -> Plan:
                 networks[me.name].append(mine.network)
 
     problems += fabric_pool.report() + server_pool.report()
+    for node in topo.nodes:
+        if node.config is not None:
+            neighbors[node.name] = _configured_neighbors(node, ifaces[node.name], nodes, ifaces)
+            networks[node.name] = list(node.config.networks)
     switch_names = [n.name for n in topo.nodes if node_kind(n) == "switch"]
     mgmt_hosts = list(f.mgmt_pool.hosts())[1:]  # the first host address is the gateway
     if len(switch_names) > len(mgmt_hosts):
@@ -245,16 +269,89 @@ def plan_topology(topo: Topology) -> Plan:
     for node in topo.nodes:
         kind = node_kind(node)
         loop = loopback.get(node.name)
+        own = node.config is not None  # a switch's own config_db.json says what it advertises
         plans.append(NodePlan(
             name=node.name, role=node.role, kind=kind, index=node.index, asn=asn.get(node.name),
             loopback=loop, mgmt=mgmt.get(node.name), pod=node.pod, rail=node.rail,
             interfaces=sorted(ifaces[node.name], key=_iface_order),
             neighbors=sorted(neighbors[node.name], key=lambda nb: nb.ip),
-            networks=([IPv4Network(f"{loop}/32")] if loop else []) + sorted(networks[node.name]),
+            networks=([IPv4Network(f"{loop}/32")] if loop and not own else []) + sorted(networks[node.name]),
             image=node.image, frr_conf=node.frr_conf, daemons=node.daemons, exec=node.exec,
+            config_db=node.config_db, max_paths=node.config.max_paths if node.config else None,
         ))
     return Plan(name=topo.name, kind=topo.kind, source=topo.source, fabric=f, max_paths=max_paths,
                 nodes=plans, links=link_plans)
+
+
+def _port_key(name: str) -> tuple[str, int]:
+    m = re.match(r"([A-Za-z_-]*)(\d*)", name)
+    assert m
+    return (m.group(1), int(m.group(2) or 0))
+
+
+def _own_address(node: Node, iface: str) -> IPv4Interface | None:
+    """The first IPv4 address a switch's own config gives `iface` (INTERFACE), None for others."""
+    if node.config is None:
+        return None
+    found = node.config.addresses.get(iface, [])
+    return found[0] if found else None
+
+
+def _configured_link(link: Link, na: Node, nb: Node, ifaces: dict[str, list[InterfacePlan]],
+                     link_plans: list[LinkPlan], f: FabricSettings) -> None:
+    """A link with an end on a switch that brings its own config_db.json: the addresses are the ones
+    the files give (a host's come from its `exec:` lines, a router's from its frr.conf), nothing is
+    taken from twin's pools. validate_topology refused links to switches twin plans."""
+    assert link.a.iface and link.b.iface
+    ka, kb = node_kind(na), node_kind(nb)
+    addr_a, addr_b = _own_address(na, link.a.iface), _own_address(nb, link.b.iface)
+    known = addr_a or addr_b
+    subnet = known.network if known is not None else None
+    role: Literal["fabric", "server", "other"] = (
+        "fabric" if ka == kb == "switch" else "server" if {ka, kb} == {"switch", "host"} else "other")
+    link_plans.append(LinkPlan(a_node=na.name, a_iface=link.a.iface, b_node=nb.name, b_iface=link.b.iface,
+                               subnet=subnet))
+    port_a = na.config.ports.get(link.a.iface) if na.config else None
+    port_b = nb.config.ports.get(link.b.iface) if nb.config else None
+    mtu = (port_a.mtu if port_a else None) or (port_b.mtu if port_b else None) or f.mtu
+    for me, myif, mine, port, peer, peerif, theirs in (
+        (na, link.a.iface, addr_a, port_a, nb, link.b.iface, addr_b),
+        (nb, link.b.iface, addr_b, port_b, na, link.a.iface, addr_a),
+    ):
+        ifaces[me.name].append(InterfacePlan(
+            name=myif, kernel=myif, peer_node=peer.name, peer_iface=peerif, address=mine, peer_address=theirs,
+            mtu=(port.mtu if port and port.mtu else mtu), speed=port.speed if port else None, role=role,
+        ))
+
+
+def _configured_neighbors(node: Node, mine: list[InterfacePlan], nodes: dict[str, Node],
+                          ifaces: dict[str, list[InterfacePlan]]) -> list[NeighborPlan]:
+    """The BGP sessions a switch's own config_db.json sets up. Each is named after the node that owns
+    the peer address (known from its own config, or planned), else the BGP_NEIGHBOR name; `iface` is
+    the linked port on the peer's subnet, else the interface holding that subnet (a VLAN), else ''."""
+    facts = node.config
+    assert facts is not None
+    owner: dict[IPv4Address, str] = {}
+    for other in nodes.values():
+        for addrs in (other.config.addresses.values() if other.config else []):
+            owner.update({a.ip: other.name for a in addrs})
+        owner.update({i.address.ip: other.name for i in ifaces.get(other.name, []) if i.address is not None})
+    out = []
+    for s in facts.sessions:
+        port = next((i for i in mine if i.address is not None and s.ip in i.address.network
+                     and s.ip != i.address.ip), None)
+        held = next(((name, a) for name, addrs in sorted(facts.addresses.items()) for a in addrs
+                     if s.ip in a.network and s.ip != a.ip and a.network.prefixlen < 32), None)
+        if port is not None:
+            iface, local, name = port.name, port.address, port.peer_node
+        elif held is not None:
+            iface, local, name = held[0], held[1], owner.get(s.ip, s.name or str(s.ip))
+        else:
+            iface, local, name = "", None, owner.get(s.ip, s.name or str(s.ip))
+        local_ip = s.local_addr or (local.ip if local is not None else None) or facts.loopback \
+            or IPv4Address("0.0.0.0")
+        out.append(NeighborPlan(ip=s.ip, asn=s.asn, name=name, local_addr=local_ip, iface=iface, bfd=s.bfd))
+    return out
 
 
 def _iface_order(i: InterfacePlan) -> tuple[str, int]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from twin.topology.models import FabricSettings, Role
 
@@ -15,6 +15,22 @@ NodeKind = Literal["switch", "router", "host"]
 
 class Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _OmitUnset(Frozen):
+    """Leaves the fields in `omit_none` out of a dump while they are None: fields added for switches
+    that bring their own config, so the plan of every other fabric (goldens, saved labs) reads as before."""
+
+    omit_none: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for field in self.omit_none:
+                if data.get(field, 0) is None:
+                    del data[field]
+        return data
 
 
 class InterfacePlan(Frozen):
@@ -29,15 +45,18 @@ class InterfacePlan(Frozen):
     role: Literal["fabric", "server", "other"] = "other"
 
 
-class NeighborPlan(Frozen):
+class NeighborPlan(_OmitUnset):
+    omit_none = ("bfd",)
     ip: IPv4Address
     asn: int
     name: str
     local_addr: IPv4Address
     iface: str
+    bfd: bool | None = None      # None: as fabric.bfd says; a switch's own config says it per neighbor
 
 
-class NodePlan(Frozen):
+class NodePlan(_OmitUnset):
+    omit_none = ("config_db", "max_paths")
     name: str
     role: Role
     kind: NodeKind
@@ -53,6 +72,10 @@ class NodePlan(Frozen):
     image: str | None = None
     frr_conf: Path | None = None
     daemons: Path | None = None
+    # A switch's own config_db.json (a containerlab sonic-vs node's bind): it runs that instead of
+    # twin's rendering, and asn, loopback, addresses, neighbors and networks above come from it.
+    config_db: Path | None = None
+    max_paths: int | None = None        # the switch's own eBGP multipath width; None: Plan.max_paths
     exec: list[str] = []
 
     def iface(self, name: str) -> InterfacePlan:

@@ -24,6 +24,7 @@ from typing import Any
 from twin.hwsku import load as load_sku
 from twin.plan.models import NodePlan, Plan
 from twin.render.qos import qos_tables
+from twin.topology.bound_config import read_config_db
 
 VRF = "default"
 AF = "ipv4_unicast"
@@ -119,6 +120,20 @@ def build_config_db(plan: Plan, node: NodePlan, mgmt: tuple[IPv4Interface, str] 
             db["INTERFACE"][f"{iface.name}|{iface.address}"] = {}
     db.update(qos_tables({i.name: db["PORT"][i.name]["speed"] for i in node.interfaces}, sku))
     return {table: dict(sorted(rows.items())) for table, rows in sorted(db.items())}
+
+
+def node_config_db(plan: Plan, node: NodePlan, mgmt: tuple[IPv4Interface, str] | None = None,
+                   ) -> dict[str, dict[str, Any]]:
+    """The config_db.json `node` runs: the switch's own (NodePlan.config_db, e.g. the file a containerlab
+    sonic-vs node binds, read as it is) or, without one, twin's rendering of the plan (build_config_db).
+    `mgmt` (eth0's address, gateway) overrides the management address in both the same way: MGMT_PORT
+    and MGMT_INTERFACE become what the runtime gave eth0; without it a user's file is left untouched."""
+    if node.config_db is None:
+        return build_config_db(plan, node, mgmt)
+    db = read_config_db(node.config_db)
+    if mgmt is not None:
+        db.update(mgmt_tables(*mgmt))
+    return db
 
 
 def dumps(db: dict[str, dict[str, Any]]) -> str:

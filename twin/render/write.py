@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from twin.plan.models import Plan
-from twin.render.config_db import build_config_db, dumps
+from twin.render.config_db import dumps, node_config_db
 from twin.render.frr import render_frr
 
 
@@ -17,7 +17,7 @@ def rendered_files(plan: Plan) -> dict[str, str]:
     for node in plan.nodes:
         if node.kind != "switch":
             continue
-        db = build_config_db(plan, node)
+        db = node_config_db(plan, node)
         files[f"{node.name}/config_db.json"] = dumps(db)
         files[f"{node.name}/frr.conf"] = render_frr(db)
     return files

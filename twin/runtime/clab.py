@@ -5,7 +5,10 @@ the nodes' files in their run directories) and runs `containerlab deploy`. The i
 management addresses come back from `containerlab inspect --format json`. Each container's
 network namespace is then attached as `tw.<lab>.<node>`, as on the docker runtime, so the gNMI
 agent, the checks and the drills work unchanged. FRR in the local image is started by the
-topology's own `exec:` lines (`frrinit.sh start`); SONiC-VS nodes get the sonic-vs boot steps.
+topology's own `exec:` lines (`frrinit.sh start`). SONiC-VS nodes run their config_db.json (their
+own when they bring one, else twin's rendering): the topology binds it at /var/sonic and its
+`exec:` lines copy it in once start.sh has loaded CONFIG_DB (export/clab.py says why), then the
+sonic-vs boot steps check it is loaded and wait for FRR's `router bgp`.
 `down` runs `containerlab destroy --cleanup`, then removes whatever is left as the docker runtime does.
 
 containerlab runs natively or as its container image; without either, `up` says so and points

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from twin.errors import RuntimeBackendError, TwinError
 from twin.plan.models import NodePlan, Plan
-from twin.render.config_db import build_config_db, dumps
+from twin.render.config_db import dumps, node_config_db
 from twin.render.frr import render_frr
 from twin.runtime import neighbours
 from twin.runtime.base import ProgressFn, check_lab_name
@@ -318,13 +318,14 @@ class NetnsRuntime:
         self._prepare_rundir(lab, node, rundir)
         if node.kind == "switch":
             eth0 = IPv4Interface(f"{mgmt_ip}/{plen}")
-            db = build_config_db(plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
+            db = node_config_db(plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
             (rundir / "config_db.json").write_text(dumps(db))
             self._start_databases(lab, node, rundir, db)
             conf = render_frr(db)
             ifmap = {i.name: i.kernel for i in node.interfaces}
             ip_batch(kernel_lines(db, ifmap) + mgmt_lines, netns=ns)
-            daemons = switch_daemons(plan.fabric.bfd.enabled)
+            bfd = any(plan.fabric.bfd.enabled if nb.bfd is None else nb.bfd for nb in node.neighbors)
+            daemons = switch_daemons(bfd or plan.fabric.bfd.enabled)
         else:  # an imported router running the user's own FRR files
             assert node.frr_conf is not None
             conf = node.frr_conf.read_text()

@@ -2,13 +2,28 @@
 
 The boot order follows containerlab's sonic-vs kind: the container starts with `/bin/bash` as
 its entrypoint (kept alive by a terminal), every link is wired first, then `supervisord` starts
-SONiC's services and `supervisorctl start bgpd` its FRR. The rendered config is put at
-/etc/sonic/config_db.json and loaded with `config load -y` (a merge into CONFIG_DB), then the
-ports are brought up; the switch is configured when `router bgp` appears in FRR's running config.
+SONiC's services and `supervisorctl start bgpd` its FRR. The switch's config is put at
+/etc/sonic/config_db.json (before supervisord, so start.sh merges and loads it) and loaded again with
+`config load -y` (a merge into CONFIG_DB), then its linked ports are brought up (with the switch's
+own config, those it sets admin up); the switch is configured when `router bgp` appears in FRR's
+running config.
 
-The config is copied into the container (Engine API put_archive) rather than bind-mounted:
-SONiC-VS's start script merges init_cfg.json into /etc/sonic/config_db.json and renames the
-result over it, and a rename over a bind-mounted file fails with EBUSY under `bash -e`.
+The config is the switch's own config_db.json when it brings one (a containerlab sonic-vs node's
+bound file, NodePlan.config_db), else twin's rendering of the plan (render.config_db.node_config_db).
+It is copied into the container (Engine API put_archive) rather than bind-mounted: SONiC-VS's
+start.sh (`bash -e`) merges init_cfg.json into /etc/sonic/config_db.json with
+`sonic-cfggen ... > /tmp/config_db.json; mv /tmp/config_db.json /etc/sonic/config_db.json`, and mv
+cannot replace a bind-mounted file (a mount point: "unable to remove target: Device or resource
+busy"), so start.sh would stop there, before redis, configdb-load.sh, syncd and orchagent start.
+
+containerlab starts sonic-vs nodes itself (nodes/sonic/sonic.go: entrypoint /bin/bash, then in
+PostDeploy `supervisord` and `supervisorctl start bgpd`, neither awaited) and runs a node's `exec:`
+lines right after. clab_exec gives those lines for a config bound read-only at
+/var/sonic/config_db.json: wait until configdb-load.sh has set CONFIG_DB_INITIALIZED (start.sh is
+then done with /etc/sonic/config_db.json), copy the file there, `config load -y` it (a merge into
+CONFIG_DB, as SONiC users load a config) and start its linked ports. Images since March 2026 copy
+/var/sonic/config_db.json in themselves, before the merge (start.sh: "If a config_db.json is
+provided on the persistent volume, use it"); the copy and load then repeat what is already there.
 
 Port naming (HWSKU Force10-S6000, lanes of 4): `eth0` is management, `ethN` is SONiC's port
 `Ethernet(4*(N-1))`.
@@ -20,6 +35,7 @@ directory (/var/run/redis) is bind-mounted from the node's run directory.
 from __future__ import annotations
 
 import io
+import json
 import re
 import tarfile
 import time
@@ -30,9 +46,10 @@ from typing import Any
 from twin import hwsku
 from twin.errors import RuntimeBackendError
 from twin.plan.models import NodePlan, Plan
-from twin.render.config_db import build_config_db, dumps
+from twin.render.config_db import dumps, node_config_db
 from twin.runtime.dockerapi import client
 from twin.runtime.state import node_dir
+from twin.topology.bound_config import PERSISTENT_CONFIG, SONIC_CONFIG
 
 IMAGE_PATTERN = re.compile(r"(^|/)docker-sonic-vs(:|$)")
 SKU = "Force10-S6000"  # what docker-sonic-vs's platform x86_64-kvm_x86_64-r0 runs
@@ -88,7 +105,8 @@ def missing_ports(plan: Plan) -> list[str]:
         more = f" and {len(beyond) - 2} more" if len(beyond) > 2 else ""
         parts.append(f"{len(beyond)} switches use ports beyond {SKU}'s {PORTS} (Ethernet0 ... "
                      f"Ethernet{limit - STEP}), which docker-sonic-vs does not create: {'; '.join(shown)}{more}")
-    if plan.fabric.hwsku != SKU and any(n.kind == "switch" for n in plan.nodes):
+    # switches with their own config_db.json run the ports it lists, not the plan's hwsku
+    if plan.fabric.hwsku != SKU and any(n.kind == "switch" and n.config_db is None for n in plan.nodes):
         parts.append(f"docker-sonic-vs runs hwsku {SKU} (platform x86_64-kvm_x86_64-r0), not the plan's "
                      f"{plan.fabric.hwsku}, whose port lanes it does not have")
     if not parts:
@@ -119,12 +137,33 @@ def container_overrides() -> dict[str, Any]:
     return {"entrypoint": ["/bin/bash"], "tty": True, "stdin_open": True}
 
 
-def boot_steps(node: NodePlan) -> list[list[str]]:
+def linked_ports(node: NodePlan, db: dict[str, dict[str, Any]] | None = None) -> list[str]:
+    """The ports the switch's links use that come up: all of them, or with `db` (its config), those whose
+    PORT row says admin_status up (SONiC's default is down: a config that leaves a port down keeps it down)."""
+    ports = [i.name for i in node.interfaces]
+    if db is None:
+        return ports
+    rows = db.get("PORT", {})
+    return [p for p in ports if isinstance(rows.get(p), dict) and rows[p].get("admin_status") == "up"]
+
+
+def boot_steps(node: NodePlan, db: dict[str, dict[str, Any]] | None = None) -> list[list[str]]:
     """The commands run in the container once its links are wired, in order."""
     steps = [["supervisorctl", "start", "bgpd"],
-             ["config", "load", "-y", "/etc/sonic/config_db.json"]]
-    steps += [["config", "interface", "startup", i.name] for i in node.interfaces]
+             ["config", "load", "-y", SONIC_CONFIG]]
+    steps += [["config", "interface", "startup", port] for port in linked_ports(node, db)]
     return steps
+
+
+def clab_exec(node: NodePlan, db: dict[str, dict[str, Any]]) -> list[str]:
+    """containerlab `exec:` lines that make a sonic-vs node run the config bound at PERSISTENT_CONFIG
+    (see the module docstring for why it is copied in, and when)."""
+    seconds = int(BOOT_TIMEOUT)
+    wait = ("bash -c 'for i in $(seq " + str(seconds) + "); do "
+            '[ "$(sonic-db-cli CONFIG_DB GET CONFIG_DB_INITIALIZED 2>/dev/null)" = 1 ] && exit 0; sleep 1; done; '
+            f'echo "start.sh did not initialise CONFIG_DB within {seconds} s" >&2; exit 1\'')
+    return [wait, f"cp {PERSISTENT_CONFIG} {SONIC_CONFIG}", f"config load -y {SONIC_CONFIG}",
+            *(f"config interface startup {port}" for port in linked_ports(node, db))]
 
 
 def redis_socket(rundir: Path) -> Path:
@@ -137,10 +176,11 @@ def agent_backend(rundir: Path) -> dict[str, str]:
 
 
 def write_config(lab: str, plan: Plan, node: NodePlan) -> None:
-    """The rendered config_db.json, before the container starts: it is bind-mounted."""
+    """The switch's config_db.json (its own, or twin's rendering) in its run directory, before the
+    container starts; boot copies it in."""
     rundir = node_dir(lab, node.name)
     rundir.mkdir(parents=True, exist_ok=True)
-    (rundir / "config_db.json").write_text(dumps(build_config_db(plan, node)))
+    (rundir / "config_db.json").write_text(dumps(node_config_db(plan, node)))
 
 
 def config_archive(data: bytes) -> bytes:
@@ -162,11 +202,13 @@ def boot(run_in: Callable[[list[str]], str], container: str, lab: str, node: Nod
     """
     rundir = node_dir(lab, node.name)
     ctr = client().containers.get(container)
-    ctr.put_archive("/etc/sonic", config_archive((rundir / "config_db.json").read_bytes()))
+    data = (rundir / "config_db.json").read_bytes()
+    ctr.put_archive("/etc/sonic", config_archive(data))
     if supervisord:  # containerlab's sonic-vs kind starts it itself
         ctr.exec_run(["supervisord"], detach=True)
     _wait(lambda: redis_socket(rundir).exists(), f"{node.name}: SONiC's redis did not start")
-    for argv in boot_steps(node):
+    db = json.loads(data) if node.config_db is not None else None  # its own config says which ports come up
+    for argv in boot_steps(node, db):
         run_in(argv)
 
     def bgp_configured() -> bool:

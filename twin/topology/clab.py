@@ -7,9 +7,16 @@ replaced by the more specific level):
 
 - kind `linux` with a file bound on /etc/frr/frr.conf (or a folder bound on /etc/frr): a router
   that runs the user's own FRR (`frr_conf`, plus `daemons` when one is bound);
-- kind `sonic-vs`: a switch twin renders SONiC configs for; role `leaf` unless a label
-  `twin-role: spine|leaf|router` (or `role: spine|leaf|router`) says otherwise. Its containerlab
-  data ports ethN become SONiC's Ethernet{4*(N-1)}; eth0 is its management port;
+- kind `sonic-vs`: a SONiC switch; role `leaf` unless a label `twin-role: spine|leaf|router` (or
+  `role: spine|leaf|router`) says otherwise. Its containerlab data ports ethN become SONiC's
+  Ethernet{4*(N-1)}; eth0 is its management port. A config_db.json bound at
+  /etc/sonic/config_db.json (how SONiC users give the kind its config: containerlab ignores
+  `startup-config` for it) or at /var/sonic/config_db.json (which docker-sonic-vs's start.sh copies
+  over it since 2026-03, and where `twin export clab` binds it), or a folder bound at /var/sonic
+  holding one, is that switch's config (`config_db`): twin runs it as it is, on every runtime, and
+  plans nothing of its own for that switch (see bound_config.py). Without one, twin renders the
+  switch's config from its plan. When twin itself hands such a lab to containerlab, the file is
+  bound at /var/sonic and copied in (twin/export/clab.py says why a bind at /etc/sonic fails);
 - any other `linux` node: a host, with its `exec:` lines.
 
 Links are veth links between nodes, in the short form (`endpoints: ["a:eth1", "b:eth1"]`) or
@@ -26,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from twin.errors import PlanError, Problem
+from twin.topology.bound_config import PERSISTENT_CONFIG, PERSISTENT_DIR, SONIC_CONFIG
 from twin.topology.models import NAME_PATTERN, Endpoint, FabricSettings, Link, Node, Role, Topology
 from twin.topology.source import Loc, YamlDoc
 
@@ -183,6 +191,16 @@ class _Importer:
             daemons = self._host_path(binds[FRR_DAEMONS].host)
         return frr_conf, daemons
 
+    def _sonic_config(self, binds: dict[str, _Bind]) -> Path | None:
+        """The config_db.json a sonic-vs node boots: /var/sonic's copy wins, as start.sh copies it last.
+        Absolute, since a running lab reads it again (`twin push` compares with it)."""
+        for target in (PERSISTENT_CONFIG, SONIC_CONFIG):
+            if target in binds:
+                return self._host_path(binds[target].host).absolute()
+        if PERSISTENT_DIR in binds:
+            return (self._host_path(binds[PERSISTENT_DIR].host) / "config_db.json").absolute()
+        return None
+
     def _sonic_role(self, name: str, labels: dict[str, tuple[str, Loc]]) -> Role:
         if "twin-role" in labels:
             value, loc = labels["twin-role"]
@@ -228,7 +246,8 @@ class _Importer:
         labels = self._labels(layers)
         if kind == "sonic-vs":
             role = self._sonic_role(name, labels)
-            return Node(name=name, role=role, index=0, image=image, exec=exec_lines), kind
+            return Node(name=name, role=role, index=0, image=image, exec=exec_lines,
+                        config_db=self._sonic_config(binds)), kind
         frr_conf, daemons = self._frr_files(binds)
         if frr_conf is not None:
             return Node(name=name, role="router", index=0, image=image, frr_conf=frr_conf,

@@ -1,4 +1,8 @@
-"""Load a topology file (twin intent YAML or containerlab .clab.yml) into a validated Topology."""
+"""Load a topology file (twin intent YAML or containerlab .clab.yml) into a validated Topology.
+
+The stages, each collecting every problem before it stops: parse (line-numbered), expand or import,
+validate the topology, then read and check the config_db.json files switches bring.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from pydantic import ValidationError
 
 from twin.errors import PlanError, Problem
 from twin.topology import generators
+from twin.topology.bound_config import with_configs
 from twin.topology.models import Endpoint, Link, Node, Topology, TopologyFile
 from twin.topology.source import YamlDoc, load_yaml
 from twin.topology.validate import validate_topology
@@ -54,7 +59,7 @@ def load_topology(path: Path) -> Topology:
     problems = validate_topology(topo)
     if problems:
         raise PlanError(topo.locate(problems))
-    return topo
+    return with_configs(topo)  # switches that bring their own config_db.json: read and checked
 
 
 def _from_twin(doc: YamlDoc) -> Topology:
@@ -95,7 +100,8 @@ def _explicit(doc: YamlDoc, spec: TopologyFile) -> tuple[list[Node], list[Link],
         nodes.append(Node(
             name=name, role=ns.role, index=ns.index or counters[ns.role], asn=ns.asn, image=ns.image,
             frr_conf=(base / ns.frr_conf) if ns.frr_conf else None,
-            daemons=(base / ns.daemons) if ns.daemons else None, exec=ns.exec,
+            daemons=(base / ns.daemons) if ns.daemons else None,
+            config_db=(base / ns.config_db).absolute() if ns.config_db else None, exec=ns.exec,
         ))
     links = []
     for i, ls in enumerate(spec.links):

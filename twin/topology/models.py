@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from ipaddress import IPv4Network
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 from typing import Any, Literal
 
@@ -116,6 +116,8 @@ class NodeSpec(Strict):
     image: str | None = None
     frr_conf: Path | None = None
     daemons: Path | None = None
+    config_db: Path | None = Field(None, description="a switch's own SONiC config_db.json, run instead of the "
+                                   "one twin renders from its plan (relative to the topology file)")
     exec: list[str] = []
 
 
@@ -136,6 +138,38 @@ class TopologyFile(Strict):
     fabric: FabricSettings = FabricSettings()
 
 
+class PortFacts(Strict):
+    """A PORT row of a switch's own config_db.json, as far as the plan needs it."""
+
+    mtu: int | None = None
+    speed: int | None = None
+
+
+class SessionFacts(Strict):
+    """A BGP_NEIGHBOR of a switch's own config_db.json (IPv4 peers that are not shut down)."""
+
+    ip: IPv4Address
+    asn: int
+    name: str | None = None
+    local_addr: IPv4Address | None = None
+    bfd: bool = False
+
+
+class ConfigFacts(Strict):
+    """What twin's plan takes from a config_db.json a switch brings (twin/topology/bound_config.py):
+    the addresses, sessions and prefixes the switch really has, in place of twin's own allocation."""
+
+    dialect: Literal["bgpcfgd", "frrcfgd"]
+    asn: int | None = None
+    loopback: IPv4Address | None = None      # Loopback0's IPv4 address
+    ports: dict[str, PortFacts] = {}         # the PORT table: the ports this switch has
+    addresses: dict[str, list[IPv4Interface]] = {}  # IPv4 addresses per interface (port, VlanN, LoopbackN, ...)
+    vlan_members: dict[str, str] = {}        # port -> the VLAN it is a member of
+    sessions: list[SessionFacts] = []
+    networks: list[IPv4Network] = []         # what BGP advertises, as the dialect's daemon renders it
+    max_paths: int | None = None             # eBGP multipath width, when the config sets one
+
+
 class Node(Strict):
     name: str
     role: Role
@@ -146,6 +180,8 @@ class Node(Strict):
     image: str | None = None
     frr_conf: Path | None = None
     daemons: Path | None = None
+    config_db: Path | None = None        # the switch's own config_db.json (a containerlab sonic-vs bind)
+    config: ConfigFacts | None = None    # read from config_db by the loader, once it has been checked
     exec: list[str] = []
 
     @property
@@ -156,6 +192,16 @@ class Node(Strict):
     def user_frr(self) -> bool:
         """True for an imported router that runs the user's own frr.conf rather than ours."""
         return self.frr_conf is not None
+
+    @property
+    def user_config(self) -> bool:
+        """True for a switch that runs its own config_db.json rather than the one twin renders."""
+        return self.config_db is not None
+
+    @property
+    def planned(self) -> bool:
+        """True for a switch whose config twin renders from its plan (addresses from twin's pools)."""
+        return self.is_switch and not self.user_frr and not self.user_config
 
 
 class Endpoint(Strict):

@@ -23,7 +23,7 @@ def _sku_problems(topo: Topology) -> list[Problem]:
         out.append(Problem(topo.source, "fabric.port_speed", f"{f.port_speed} is not {sku.hwsku}'s port speed "
                            f"({sku.speed}), the only one SONiC's buffer profile for this SKU covers",
                            "remove fabric.port_speed or pick an hwsku of that speed"))
-    if sku.buffers is None and any(n.is_switch and not n.user_frr for n in topo.nodes):
+    if sku.buffers is None and any(n.planned for n in topo.nodes):
         out.append(Problem(topo.source, "fabric.hwsku", f"SONiC ships no buffer defaults for {sku.hwsku} "
                            "(no buffers_defaults_*.j2 or pg_profile_lookup.ini in its device folder), so a switch "
                            "of this SKU builds no lossless priority groups for RoCE",
@@ -54,6 +54,9 @@ def validate_topology(topo: Topology) -> list[Problem]:
                 if path is not None and not path.is_file():
                     add(f"nodes.{node.name}.binds", f"bind file {path} does not exist",
                         "create it or fix the path in 'binds:' (paths are relative to the topology file)")
+        if node.config_db is not None:
+            problems.extend(_config_db_problems(topo, node.name))
+    problems += _mixed_link_problems(topo)
     indexes = Counter((n.role, n.index) for n in topo.nodes)
     for (role, index), count in indexes.items():
         if count > 1:
@@ -78,7 +81,7 @@ def validate_topology(topo: Topology) -> list[Problem]:
                 add(field, f"interface name '{end.iface}' on {end.node} is {len(end.iface)} characters; "
                     f"Linux interface names hold at most {IFNAMSIZ}", "use a shorter interface name",
                     link.line)
-            if end_node.is_switch and not end_node.user_frr and ports_checked:
+            if end_node.planned and ports_checked:  # a switch's own config_db.json lists its own ports
                 number = sku.number(end.iface)
                 if number is None:
                     first = ", ".join(p.name for p in sku.ports[:3])
@@ -94,3 +97,42 @@ def validate_topology(topo: Topology) -> list[Problem]:
                     "give each link its own interface", link.line)
             used[key] = link.line
     return problems
+
+
+def _config_db_problems(topo: Topology, name: str) -> list[Problem]:
+    """A switch's own config_db.json: only on a switch, not beside an frr.conf, and it must exist."""
+    node = topo.node(name)
+    assert node.config_db is not None
+    field = f"nodes.{name}.binds" if topo.kind == "clab" else f"nodes.{name}.config_db"
+    where = "in 'binds:'" if topo.kind == "clab" else "of 'config_db:'"
+    if not node.is_switch:
+        return [Problem(topo.source, field, f"{name} is a {node.role}; only a switch (spine, leaf or router) runs a "
+                        "SONiC config_db.json", "remove config_db, or make the node a switch")]
+    if node.user_frr:
+        return [Problem(topo.source, field, f"{name} has both its own frr.conf and its own config_db.json",
+                        "keep one: config_db.json for a SONiC switch, frr.conf for a plain FRR router")]
+    if not node.config_db.is_file():
+        return [Problem(topo.source, field, f"config_db.json {node.config_db} does not exist",
+                        f"create it or fix the path {where} (paths are relative to the topology file)")]
+    return []
+
+
+def _mixed_link_problems(topo: Topology) -> list[Problem]:
+    """A switch that brings its own config_db.json linked to a switch twin plans: twin's /31 for the
+    link could not agree with the addresses the user's file gives its end."""
+    nodes = {n.name: n for n in topo.nodes}
+    out = []
+    for i, link in enumerate(topo.links):
+        a, b = nodes.get(link.a.node), nodes.get(link.b.node)
+        if a is None or b is None:
+            continue
+        for mine, other in ((a, b), (b, a)):
+            if mine.user_config and other.planned:
+                out.append(Problem(topo.source, f"links.{i}", f"{mine.name} runs its own config_db.json "
+                                   f"({mine.config_db}) but {other.name} has none, so twin would plan {other.name}'s "
+                                   f"end of this link without knowing the address {mine.name}'s file gives its end",
+                                   f"give {other.name} its own config_db.json as well (every switch linked to one "
+                                   "that brings its config must bring one), or remove the one of "
+                                   f"{mine.name}", link.line))
+                break
+    return out

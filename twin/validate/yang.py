@@ -7,9 +7,13 @@ and the fields of map tables (DSCP_TO_TC_MAP) entries of the nested list. The in
 written as XML, where every value is text, so CONFIG_DB's strings need no type conversion.
 
 The models are not part of this repository: they are found through `--models`, the
-TWIN_SONIC_YANG environment variable, or a sonic-yang-models checkout beside the repository
-(../shared/reference/sonic-yang-models). Their templates are rendered and the schema tree
-indexed once into a cache keyed by the models' contents.
+TWIN_SONIC_YANG environment variable, or the sonic-yang-models folder of SONiC's reference
+artefacts (TWIN_SONIC_REFERENCE, else ../shared/reference beside the repository). Their
+templates are rendered and the schema tree indexed once into a cache keyed by the models' contents.
+
+yanglint loads (implements) only the modules of the tables a config uses and, transitively, the
+modules they import, where their leafrefs and musts look (modules_to_load): VLAN_MEMBER needs
+sonic-port, sonic-portchannel, sonic-mirror-session and sonic-interface besides sonic-vlan.
 
 libyang stops at the first error of a document; to report every error, the offending field (or
 entry) is dropped and the document validated again, a few rounds at most.
@@ -36,6 +40,7 @@ from twin.errors import TwinError
 from twin.validate.findings import ConfigDb, Finding, SwitchConfig
 
 MODELS_ENV = "TWIN_SONIC_YANG"
+REFERENCE_ENV = "TWIN_SONIC_REFERENCE"  # SONiC's reference artefacts (the tests' and make's variable)
 ROUNDS = 12
 INDEX_FORMAT = "3"  # bumped when parse_tree records more, so older caches are rebuilt
 
@@ -47,13 +52,16 @@ ERROR = re.compile(r'^libyang\[\d+\]: (?P<msg>.*?)(?: \(path: (?:Data|Schema) lo
 
 
 def find_models(explicit: Path | None = None) -> Path | None:
-    """The models folder: the one named (option, then environment), else one beside the repository."""
+    """The models folder: the one named (option, then TWIN_SONIC_YANG), else the one in SONiC's reference
+    artefacts (TWIN_SONIC_REFERENCE, else shared/reference beside the repository)."""
     if explicit is not None:
         candidate = explicit
     elif os.environ.get(MODELS_ENV):
         candidate = Path(os.environ[MODELS_ENV])
     else:
-        candidate = Path(__file__).resolve().parents[3] / "shared/reference/sonic-yang-models"
+        reference = os.environ.get(REFERENCE_ENV)
+        root = Path(reference) if reference else Path(__file__).resolve().parents[3] / "shared/reference"
+        candidate = root / "sonic-yang-models"
     return candidate if (candidate / "yang-models").is_dir() else None
 
 
@@ -262,10 +270,10 @@ def _run(cache: Path, docs: dict[str, str]) -> dict[str, tuple[str, str | None]]
 
 
 def _session(cache: Path, docs: dict[str, str]) -> dict[str, tuple[str, str | None]]:
-    # only the modules whose containers the documents use: every implemented module adds its
-    # default nodes to every document, so loading all 140 triples the validation time
+    # only the modules whose containers the documents use, and what they import: every implemented
+    # module adds its default nodes to every document, so loading all 140 triples the validation time
     used = set(re.findall(r'<([\w-]+) xmlns="', "\n".join(docs.values())))
-    modules = sorted(_with_imports(cache, used)) or ["sonic-types"]
+    modules = modules_to_load(cache, used)
     with tempfile.TemporaryDirectory() as tmp:
         paths: dict[str, str] = {}
         for name, text in docs.items():
@@ -289,9 +297,24 @@ def _session(cache: Path, docs: dict[str, str]) -> dict[str, tuple[str, str | No
     return out
 
 
+def modules_to_load(cache: Path, used: set[str]) -> list[str]:
+    """The modules yanglint must load (implement) to judge documents whose top containers are `used`
+    (each module's top container is named after it; the index says so where one is not).
+
+    A module that is only found through an import is not implemented, and libyang refuses a leafref
+    or `must` that looks into it ("Unknown/non-implemented module"). A table's leafrefs and musts name
+    other tables only through imports, so the used modules and everything they import, transitively,
+    is what is needed: VLAN_MEMBER's `port` (sonic-vlan) is a leafref to sonic-port's PORT or
+    sonic-portchannel's PORTCHANNEL, and its musts look into sonic-mirror-session, sonic-portchannel's
+    PORTCHANNEL_MEMBER and sonic-interface's INTERFACE.
+    """
+    index = json.loads((cache / "index.json").read_text()) if (cache / "index.json").exists() else {}
+    tops = {spec["top"]: spec["module"] for spec in index.values()}  # a top container -> its module
+    return sorted(_with_imports(cache, {tops.get(name, name) for name in used})) or ["sonic-types"]
+
+
 def _with_imports(cache: Path, used: set[str]) -> set[str]:
-    """The used modules and every module they import, transitively: a must or leafref may name a
-    table of an imported module (VLAN_MEMBER's port looks into sonic-mirror-session)."""
+    """The used modules and every module they import, transitively."""
     present = {p.stem for p in cache.glob("*.yang")}
     out: set[str] = set()
     todo = [m for m in used if m in present]
