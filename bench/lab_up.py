@@ -34,7 +34,7 @@ def _kb(pid: int, field: str) -> int:
 
 def switch_memory(lab: str) -> dict[str, Any]:
     state = json.loads(Path(f"/run/twin/{lab}/state.json").read_text())
-    rss, pss = [], []
+    rss, pss, redis = [], [], []
     for node in state["nodes"]:
         if node["kind"] != "switch":
             continue
@@ -42,12 +42,34 @@ def switch_memory(lab: str) -> dict[str, Any]:
         pids = [int(p) for p in out.split()]
         rss.append(sum(_kb(p, "Rss") for p in pids) / 1024)
         pss.append(sum(_kb(p, "Pss") for p in pids) / 1024)
+        redis.append(sum(_kb(p, "Pss") for p in pids if _comm(p) == "redis-server") / 1024)
+    agent = _agent_pid(lab)
+    agent_pss = _kb(agent, "Pss") / 1024 if agent else 0.0
     return {
         "switches": len(rss),
         "rss_mib_per_switch_mean": round(sum(rss) / len(rss), 1), "rss_mib_per_switch_max": round(max(rss), 1),
         "pss_mib_per_switch_mean": round(sum(pss) / len(pss), 1), "pss_mib_per_switch_max": round(max(pss), 1),
         "pss_mib_total": round(sum(pss), 1),
+        # SONiC's databases (one redis-server per switch, counted in the figures above) and the lab's
+        # agent (gNMI, SSH and every switch's config daemons and state producers: one process).
+        "redis_pss_mib_per_switch_mean": round(sum(redis) / len(redis), 2),
+        "agent_pss_mib": round(agent_pss, 1),
+        "agent_pss_mib_per_switch": round(agent_pss / len(rss), 2),
     }
+
+
+def _comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _agent_pid(lab: str) -> int | None:
+    try:
+        return int(Path(f"/run/twin/{lab}/agent.pid").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def bench(lab_file: str, name: str, timeout: float, *up_args: str,

@@ -21,6 +21,7 @@ from twin.drills.api import as_check_result, run_drill
 from twin.drills.models import DrillReport
 from twin.drills.settings import scenario_of
 from twin.gnmi.collect import collect as collect_gnmi
+from twin.gnmi.collect import running_configs
 from twin.gnmi.push import PushResult, push
 from twin.lab import Lab, load_lab
 from twin.lifecycle import bring_up
@@ -93,9 +94,9 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
             report.results.append(push_result(pushed))
             if not all(r.ok for r in pushed):
                 return stop("push")
-            wait_healthy(state, lab.plan, lab.health.timeout_s, lambda h: None)
+            wait_healthy(state, lab.plan, lab.health.timeout_s, lambda h: None, running_configs(state))
         progress("verify: checks over gNMI")
-        checks = verify_checks(lab.plan)
+        checks = verify_checks(lab.plan, running_configs(state))
         verified = evaluate(lab.plan, checks, collect_gnmi(state, checks))
         report.results += verified.results
         if not verified.healthy:

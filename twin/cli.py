@@ -254,6 +254,7 @@ def verify(name: NameOpt = None, as_json: JsonOpt = False,
     from twin.checks.catalog import verify_checks
     from twin.checks.health import evaluate
     from twin.gnmi.collect import collect as collect_gnmi
+    from twin.gnmi.collect import running_configs
     from twin.report.health import health_table
     from twin.report.junit import write_junit
     from twin.runtime.state import load_plan, load_state
@@ -264,7 +265,7 @@ def verify(name: NameOpt = None, as_json: JsonOpt = False,
         raise TwinError(f"lab '{lab_name}' is not running")
     plan = load_plan(lab_name)
     start = time.monotonic()
-    checks = verify_checks(plan)
+    checks = verify_checks(plan, running_configs(state))
     health = evaluate(plan, checks, collect_gnmi(state, checks))
     seconds = time.monotonic() - start
     if junit is not None:

@@ -33,6 +33,7 @@ from twin.drills.settings import load_settings, scenario_of
 from twin.errors import PlanError, Problem, TwinError
 from twin.gnmi.client import SwitchClient
 from twin.gnmi.collect import collect as collect_gnmi
+from twin.gnmi.collect import running_configs
 from twin.gnmi.push import diff_keys
 from twin.plan.models import Plan
 from twin.runtime.state import LabState, load_plan, load_state
@@ -141,8 +142,9 @@ class Rehearsal:
             sw.replace_config(config)
 
     def _verify(self, label: str) -> CheckResult:
-        wait_healthy(self.state, self.plan, 30, lambda h: None)
-        checks = verify_checks(self.plan)
+        configs = running_configs(self.state)
+        wait_healthy(self.state, self.plan, 30, lambda h: None, configs)
+        checks = verify_checks(self.plan, configs)
         health = evaluate(self.plan, checks, collect_gnmi(self.state, checks))
         items = [ItemResult(subject=f"{r.name}: {i.subject}", status="failure", message=i.message)
                  for r in health.results for i in r.failures]

@@ -11,11 +11,19 @@ lines set up, not twin's address plan.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from twin.checks.base import Check
 from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import BgpInput, BgpSessionsEstablished
+from twin.checks.configured import (
+    ConfigDb,
+    ConfiguredSessionsEstablished,
+    configured_bfd,
+    configured_ecmp,
+    configured_sessions,
+)
 from twin.checks.ecmp import EcmpInput, EcmpWidth
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.checks.ospf import OspfAdjacencies, OspfInput
@@ -97,10 +105,14 @@ def fabric_links(plan: Plan) -> list[tuple[str, str, str, str]]:
             if kinds[lk.a_node] == "switch" and kinds[lk.b_node] == "switch"]
 
 
-def verify_checks(plan: Plan) -> list[Check[Any]]:
-    """The health checks plus BFD and MTU consistency: what `twin verify` runs."""
-    checks = health_checks(plan)
-    bfd = expected_bfd(plan)
+def verify_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:
+    """The health checks plus BFD and MTU consistency: what `twin verify` runs.
+
+    With `configs` (each switch's running CONFIG_DB), BFD and the announced prefixes are what those
+    configs ask for, and a `configured-bgp-sessions` check is added when their neighbors differ
+    from the plan's (twin.checks.configured)."""
+    checks = health_checks(plan, configs)
+    bfd = expected_bfd(plan) if configs is None else configured_bfd(configs)
     if bfd:
         checks.append(BfdSessionsUp(BfdInput(peers=bfd)))
     links = fabric_links(plan)
@@ -109,12 +121,16 @@ def verify_checks(plan: Plan) -> list[Check[Any]]:
     return checks
 
 
-def health_checks(plan: Plan) -> list[Check[Any]]:
+def health_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:
     checks: list[Check[Any]] = []
     sessions = expected_sessions(plan)
     if sessions:
         checks.append(BgpSessionsEstablished(BgpInput(sessions=sessions)))
-    ecmp = expected_ecmp(plan)
+    if configs is not None:
+        asked = configured_sessions(configs)
+        if asked and asked != sessions:
+            checks.append(ConfiguredSessionsEstablished(BgpInput(sessions=asked)))
+    ecmp = expected_ecmp(plan) if configs is None else configured_ecmp(plan, configs)
     if ecmp:
         checks.append(EcmpWidth(EcmpInput(expected=ecmp)))
     ospf = expected_ospf(plan)

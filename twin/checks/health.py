@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -13,6 +13,7 @@ from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import established_counts
 from twin.checks.catalog import expected_bfd, expected_ecmp, expected_sessions, health_checks
 from twin.checks.collect import collect
+from twin.checks.configured import ConfigDb, configured_bfd
 from twin.checks.ecmp import ecmp_summary
 from twin.checks.result import CheckResult
 from twin.plan.models import Plan
@@ -47,13 +48,15 @@ def check_health(state: LabState, plan: Plan) -> Health:
 HealthProgress = Callable[[Health], None]
 
 
-def wait_healthy(state: LabState, plan: Plan, timeout: float, on_poll: HealthProgress) -> Health:
-    """Poll the control plane until it converges, then check the data plane; bounded by timeout."""
+def wait_healthy(state: LabState, plan: Plan, timeout: float, on_poll: HealthProgress,
+                 configs: Mapping[str, ConfigDb] | None = None) -> Health:
+    """Poll the control plane until it converges, then check the data plane; bounded by timeout.
+    With `configs` (the switches' running CONFIG_DBs) BFD and ECMP are judged as those configs ask."""
     start = time.monotonic()
-    checks = health_checks(plan)
+    checks = health_checks(plan, configs)
     # The control plane has settled when BFD is Up as well: BGP can be Established while BFD still
     # comes up (or flaps under bring-up load), and a BFD flap takes BGP down again a moment later.
-    bfd = expected_bfd(plan)
+    bfd = expected_bfd(plan) if configs is None else configured_bfd(configs)
     control = [c for c in checks if "ping" not in c.needs] + ([BfdSessionsUp(BfdInput(peers=bfd))] if bfd else [])
     while True:
         health = evaluate(plan, control, collect(state, control))

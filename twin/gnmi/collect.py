@@ -36,6 +36,20 @@ def _read(sw: SwitchClient, source: str) -> Any:
     return sw.table("STATE_DB", "PORT_TABLE")
 
 
+def running_configs(state: LabState) -> dict[str, dict[str, Any]]:
+    """Every switch's CONFIG_DB as it runs now, read over gNMI (what the checks judge configs by)."""
+    def one(node: str) -> tuple[str, Any]:
+        target = gnmi_target(state, node)
+        if target is None:
+            return node, None
+        with SwitchClient(node, target) as sw:
+            return node, sw.get("/sonic-db:CONFIG_DB/localhost/")
+
+    switches = [n.name for n in state.nodes if n.kind == "switch"]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return {node: db for node, db in pool.map(one, switches) if isinstance(db, dict)}
+
+
 def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
     checks = list(checks)
     wanted: dict[str, set[str]] = {}
