@@ -17,5 +17,7 @@ def reference_dir() -> Path | None:
 
 
 REFERENCE = reference_dir()
+# SONiC's FRR templates laid out as a switch keeps them (twin.render.sonic_templates renders with them)
+TEMPLATES = REFERENCE / "sonic-frr-templates" if REFERENCE is not None else None
 needs_reference = pytest.mark.skipif(REFERENCE is None, reason="SONiC's reference artefacts not found: set "
                                      "TWIN_SONIC_REFERENCE to a folder holding sonic-frr-templates")

@@ -18,13 +18,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from frr_semantics import parse, semantics
-from reference import REFERENCE, REPO, needs_reference
-from sonic_cfggen import render
+from reference import REFERENCE, REPO, TEMPLATES, needs_reference
 
 from twin.lab import load_lab
 from twin.plan.models import NodePlan, Plan
 from twin.render.config_db import build_config_db
 from twin.render.frr import render_frr
+from twin.render.sonic_templates import render_with_templates
 from twin.switch import configdb
 from twin.validate.findings import SwitchConfig
 from twin.validate.yang import yang_findings
@@ -39,8 +39,8 @@ def _switches(lab: Path) -> tuple[Plan, list[NodePlan]]:
 
 
 def _problems(plan: Plan, node: NodePlan, db: dict[str, Any]) -> list[str]:
-    assert REFERENCE is not None
-    bgp = parse(render(REFERENCE, db))
+    assert TEMPLATES is not None
+    bgp = parse(render_with_templates(TEMPLATES, db))
     out = [f"{node.name}: {p}" for p in bgp.problems()]
     if len(bgp.neighbors()) != len(node.neighbors):
         out.append(f"{node.name}: SONiC renders {len(bgp.neighbors())} neighbors, the plan has {len(node.neighbors)}")
@@ -65,11 +65,11 @@ def test_sonic_templates_route_with_every_generated_config(lab: Path) -> None:
 @pytest.mark.parametrize("lab", LABS, ids=[p.stem for p in LABS])
 def test_twin_renders_what_sonic_renders(lab: Path) -> None:
     """Neighbors, activation, policies, networks, maximum-paths, BFD, timers: the same meaning."""
-    assert REFERENCE is not None
+    assert TEMPLATES is not None
     plan, switches = _switches(lab)
     for node in switches:
         db = build_config_db(plan, node)
-        assert semantics(parse(render_frr(db))) == semantics(parse(render(REFERENCE, db))), node.name
+        assert semantics(parse(render_frr(db))) == semantics(parse(render_with_templates(TEMPLATES, db))), node.name
 
 
 @pytest.mark.parametrize("lab", LABS, ids=[p.stem for p in LABS])

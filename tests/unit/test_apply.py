@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
 from configdb_edits import Mutation
@@ -188,3 +190,16 @@ def test_kernel_lines(leaf1_original: ConfigDb, old: Mutation, new: Mutation, ex
 def test_kernel_lines_use_the_interface_map(leaf1_original: ConfigDb, new: Mutation, expected: list[str]) -> None:
     old, changed = _pair(leaf1_original, same, new)
     assert kernel_lines(old, changed, {"Ethernet0": "eth1"}) == expected
+
+
+def test_unnumbered_neighbor_added_says_interface() -> None:
+    """frrcfgd's BGP unnumbered: a neighbor keyed by its interface, `interface` on remote-as and peer-group."""
+    catalog = Path(__file__).resolve().parents[1] / "fidelity" / "catalog" / "t0-frrcfgd-unnumbered.json"
+    new = json.loads(catalog.read_text())
+    old = copy.deepcopy(new)
+    del old["BGP_NEIGHBOR"]["default|Ethernet8"]
+    lines = frr_lines(old, new)
+    assert lines is not None
+    assert lines[1:3] == [" neighbor Ethernet8 interface remote-as external",
+                          " neighbor Ethernet8 interface peer-group PEER_V4"]
+    assert lines[1:-1] == [line for line in render_frr(new).splitlines() if line.startswith(" neighbor Ethernet8 ")]

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from twin.errors import TwinError
 from twin.plan.allocate import plan_topology
 from twin.plan.models import Plan
 from twin.render.config_db import build_config_db
 from twin.render.frr import render_frr
+from twin.render.sonic_templates import find_templates
 from twin.runtime.hostnet import server_lines
 from twin.switch.kernel import kernel_lines
 from twin.topology.loader import load_topology
@@ -228,12 +230,54 @@ def test_frrcfgd_without_bgp_globals_runs_no_bgp(leaf1_db: ConfigDb) -> None:
 
 
 def test_classic_router_id_falls_back_to_loopback(leaf1_db: ConfigDb) -> None:
+    """bgpcfgd's bgpd.main: `router bgp` from DEVICE_METADATA bgp_asn, router-id from Loopback0 (no BGP_GLOBALS)."""
     db = copy.deepcopy(leaf1_db)
     del db["BGP_GLOBALS"]
     db["DEVICE_METADATA"]["localhost"]["frr_mgmt_framework_config"] = "false"
     lines = render_frr(db).splitlines()
     assert "router bgp 65101" in lines
-    assert " bgp router-id 10.1.4.1" in lines
+    assert "  bgp router-id 10.1.4.1" in lines
+    assert "  network 10.1.4.1/32" in lines
+
+
+def test_classic_config_of_a_generated_leaf_is_bgpcfgd_s(leaf1_db: ConfigDb) -> None:
+    """The same tables under bgpcfgd: its general peer templates, not frrcfgd's peer group or BFD."""
+    db = copy.deepcopy(leaf1_db)
+    db["DEVICE_METADATA"]["localhost"]["frr_mgmt_framework_config"] = "false"
+    lines = render_frr(db).splitlines()
+    assert "    neighbor 10.0.0.64 peer-group PEER_V4" in lines and "    neighbor 10.0.0.64 activate" in lines
+    assert "    neighbor PEER_V4 allowas-in 1" in lines  # a ToRRouter
+    assert "  neighbor 10.0.0.64 timers connect 10" in lines and "  neighbor 10.0.0.64 timers 3 9" in lines
+    assert not any(line.endswith(" bfd") or "update-source" in line for line in lines)
+    assert "    maximum-paths 256" in lines  # constants.yml's 514, as FRR 8.4 takes it
+
+
+# -- SONiC's own templates ----------------------------------------------------------------------
+
+
+def test_find_templates_without_flag_or_variable_is_twin_s_renderer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TWIN_SONIC_TEMPLATES", raising=False)
+    assert find_templates(None) is None
+
+
+@pytest.mark.parametrize("source", ["flag", "variable"])
+def test_find_templates_names_the_folder_and_what_it_lacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           source: str) -> None:
+    (tmp_path / "usr/share/sonic/templates").mkdir(parents=True)
+    (tmp_path / "usr/share/sonic/templates/gen_frr.conf.j2").write_text("")
+    monkeypatch.setenv("TWIN_SONIC_TEMPLATES", str(tmp_path))
+    with pytest.raises(TwinError) as err:
+        find_templates(tmp_path if source == "flag" else None)
+    text = str(err.value)
+    assert str(tmp_path) in text and "usr/local/sonic/frrcfgd/frr.conf.j2" in text and "etc/sonic/constants.yml" in text
+    assert "gen_frr.conf.j2," not in text  # present, so not listed
+    assert ("--sonic-templates" if source == "flag" else "$TWIN_SONIC_TEMPLATES") in text
+
+
+def test_find_templates_flag_wins_over_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TWIN_SONIC_TEMPLATES", str(tmp_path / "elsewhere"))
+    with pytest.raises(TwinError, match="missing-flag-folder"):
+        find_templates(tmp_path / "missing-flag-folder")
 
 
 # -- kernel set-up of a switch ------------------------------------------------------------------

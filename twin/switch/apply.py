@@ -1,15 +1,20 @@
 """Program only what changed between two CONFIG_DBs: kernel `ip` lines and FRR config lines.
 
-Changing one neighbor's description sends one `neighbor X description` line: no other session
-resets and BFD does not flap. A change of the switch's own ASN or router-id has no incremental
-form in FRR; `frr_lines` returns None and the caller reloads BGP whole (as SONiC does).
+FRR lines follow the daemon the config selects, as on SONiC:
+- frrcfgd: changing one neighbor's description sends one `neighbor X description` line: no other
+  session resets and BFD does not flap. A change of the switch's own ASN or router-id has no
+  incremental form in FRR; `frr_lines` returns None and the caller reloads BGP whole.
+- bgpcfgd: what bgpcfgd sends on that CONFIG_DB change (twin.render.bgpcfgd.changes): a new
+  neighbor's policies, peer groups and instance, `no neighbor X` for a deleted one, only
+  admin_status for a changed one; a new bgp_asn reloads BGP whole (None).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from twin.render.frr import frr_context
+from twin.render import bgpcfgd
+from twin.render.frr import frr_context, is_frrcfgd
 from twin.switch.configdb import ConfigDb
 
 
@@ -44,7 +49,10 @@ _NEIGHBOR = (("asn", "remote-as {}"), ("group", "peer-group {}"), ("name", "desc
 
 
 def _neighbor_lines(nb: dict[str, Any]) -> list[str]:
-    return [f" neighbor {nb['ip']} {words.format(nb[field])}" for field, words in _NEIGHBOR if nb[field]]
+    """A neighbor keyed by an interface (BGP unnumbered) says so on its remote-as and peer-group lines."""
+    unnumbered = "interface " if nb.get("intf") else ""
+    return [f" neighbor {nb['ip']} {unnumbered if field in ('asn', 'group') else ''}{words.format(nb[field])}"
+            for field, words in _NEIGHBOR if nb[field]]
 
 
 def _changed_neighbor(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
@@ -71,8 +79,12 @@ def _af_lines(a: dict[str, Any] | None, b: dict[str, Any] | None, name: str) -> 
 
 def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     """FRR config lines that turn `old` into `new`, or None when BGP must be reloaded whole."""
+    if is_frrcfgd(old) != is_frrcfgd(new):
+        return None  # the other daemon renders the config: SONiC restarts the bgp container
+    if not is_frrcfgd(new):
+        return bgpcfgd.changes(old, new)
     a, b = frr_context(old), frr_context(new)
-    if (a["asn"], a["router_id"], a["frrcfgd"]) != (b["asn"], b["router_id"], b["frrcfgd"]):
+    if (a["asn"], a["router_id"]) != (b["asn"], b["router_id"]):
         return None
     lines: list[str] = []
     maps_a = {(m["name"], m["seq"]): m["action"] for m in a["route_maps"]}
