@@ -63,7 +63,8 @@ def push_result(results: list[PushResult]) -> CheckResult:
 
 
 def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtime: str | None = None,
-           progress: Callable[[str], None] = lambda s: None, image: str | None = None) -> CiReport:
+           progress: Callable[[str], None] = lambda s: None, image: str | None = None,
+           templates: Path | None = None) -> CiReport:
     lab: Lab = load_lab(lab_path)
     scenarios = [(scenario_of(d), d.slo) for d in lab.drills.drills]  # bad scenario files fail before anything runs
     report = CiReport(lab=str(lab_path), name=name or f"ci{uuid.uuid4().hex[:6]}", passed=False)
@@ -84,7 +85,7 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
     try:
         progress(f"up: bringing up lab {report.name}")
         state, health = bring_up(lab, report.name, runtime, lambda s, d, t: progress(f"up: {s}"),
-                                 lambda h: None, image=image)
+                                 lambda h: None, image=image, templates=templates)
         report.results.append(_up_result(health))
         if not health.healthy:
             return stop("up")

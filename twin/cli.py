@@ -29,6 +29,10 @@ RuntimeOpt = Annotated[str | None, typer.Option(
 ImageOpt = Annotated[str | None, typer.Option(
     help="switch image for docker/clab: the local twin-switch image (default, built when missing) or "
          "docker-sonic-vs:<tag>")]
+TemplatesOpt = Annotated[Path | None, typer.Option(
+    "--sonic-templates", help="render the switches' FRR with this SONiC release's templates (a folder laid out as "
+                              "sonic-frr-templates: usr/share/sonic/templates, usr/local/sonic/frrcfgd, "
+                              "etc/sonic/constants.yml); default $TWIN_SONIC_TEMPLATES, else twin's own renderer")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON document on stdout, nothing else")]
 
 
@@ -92,17 +96,20 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        runtime: RuntimeOpt = None,
        image: ImageOpt = None,
        timeout: Annotated[float | None, typer.Option(help="seconds to wait for a healthy fabric")] = None,
+       sonic_templates: TemplatesOpt = None,
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
     from twin.checks.health import Health
     from twin.lab import load_lab
     from twin.lifecycle import bring_up
+    from twin.render.sonic_templates import find_templates
     from twin.report.health import health_table, print_notes
     from twin.runtime.base import check_lab_name
 
     lab = load_lab(target)
     lab_name = name or lab.name
     check_lab_name(lab_name, str(target) if not name else "--name")
+    templates = find_templates(sonic_templates)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
                   TimeElapsedColumn(), console=console, transient=as_json) as progress:
         task = progress.add_task(f"up {lab_name}", total=None, info="")
@@ -117,7 +124,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
                             info=f"BGP {h.bgp['established']}/{h.bgp['total']}, "
                                  f"ECMP full on {full}/{len(h.ecmp)} leaves")
 
-        state, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image)
+        state, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image, templates)
     if as_json:
         _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
                     "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes})
@@ -375,9 +382,11 @@ def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo:
         name: Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: ci + random)")] = None,
         runtime: RuntimeOpt = None,
         image: ImageOpt = None,
+        sonic_templates: TemplatesOpt = None,
         as_json: JsonOpt = False) -> None:
     """Gate configs in CI: validate, up, push, verify, drills, down. Exit 0 passed, 1 failed, 2 bad input."""
     from twin.ci import run_ci
+    from twin.render.sonic_templates import find_templates
     from twin.report.ci import ci_markdown
     from twin.report.junit import write_junit
 
@@ -385,7 +394,7 @@ def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo:
                   transient=True) as progress:
         task = progress.add_task("ci", total=None)
         report = run_ci(lab, configs, name, runtime, lambda s: progress.update(task, description=f"ci: {s}"),
-                        image)
+                        image, find_templates(sonic_templates))
     if junit is not None:
         write_junit(junit, f"twin.ci.{lab.stem}", report.results, report.seconds)
     markdown = ci_markdown(report)

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from twin.checks.health import Health, HealthProgress, wait_healthy
 from twin.drills.settings import save_settings
 from twin.lab import Lab
@@ -12,13 +14,15 @@ from twin.switch.agent_process import start_agent
 
 
 def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_poll: HealthProgress,
-             timeout: float | None = None, image: str | None = None) -> tuple[LabState, Health]:
-    """`runtime` and `image` override the lab file's."""
-    rt = get_runtime(runtime or lab.runtime, image or lab.image)
+             timeout: float | None = None, image: str | None = None,
+             templates: Path | None = None) -> tuple[LabState, Health]:
+    """`runtime` and `image` override the lab file's; `templates` is a SONiC release's FRR templates
+    that twin's switches render with (their config daemons too), instead of twin's own renderer."""
+    rt = get_runtime(runtime or lab.runtime, image or lab.image, templates)
     state = rt.up(name, lab.plan, on_step)
     on_step("starting gNMI agents", 0, 0)
     try:
-        start_agent(state, lab.plan, lab.gnmi)
+        start_agent(state, lab.plan, lab.gnmi, templates)
         save_settings(name, lab.drills)
     except BaseException:
         rt.down(name)

@@ -58,19 +58,28 @@ def test_state_is_written_by_the_producers(lab: str) -> None:
                                      "SAI_PORT_STAT_IF_IN_OCTETS") or 0) > 0)
 
 
+def _neighbor(lab: str, switch: str, peer: str) -> tuple[str, str]:
+    """(address, local port) of `switch`'s session with `peer`, from the lab's plan."""
+    plan = json.loads(Path(f"/run/twin/{lab}/plan.json").read_text())
+    node = next(n for n in plan["nodes"] if n["name"] == switch)
+    nb = next(n for n in node["neighbors"] if n["name"] == peer)
+    return nb["ip"], nb["iface"]
+
+
 def test_a_config_db_write_reprograms_frr_and_the_kernel(lab: str) -> None:
-    _redis(lab, "leaf2", "-n", "4", "hset", "BGP_NEIGHBOR|default|10.0.0.66", "name", "spine2-via-redis")
-    assert _until(lambda: "neighbor 10.0.0.66 description spine2-via-redis" in _running(lab, "leaf2"))
-    _redis(lab, "leaf2", "-n", "4", "hset", "PORT|Ethernet132", "admin_status", "down")
+    ip, port = _neighbor(lab, "leaf2", "spine2")
+    _redis(lab, "leaf2", "-n", "4", "hset", f"BGP_NEIGHBOR|default|{ip}", "name", "spine2-via-redis")
+    assert _until(lambda: f"neighbor {ip} description spine2-via-redis" in _running(lab, "leaf2"))
+    _redis(lab, "leaf2", "-n", "4", "hset", f"PORT|{port}", "admin_status", "down")
     try:
-        assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", "PORT_TABLE|Ethernet132", "admin_status")
+        assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"PORT_TABLE|{port}", "admin_status")
                       == "down")
-        assert "state DOWN" in netns_exec(lab, "leaf2", "ip", "link", "show", "Ethernet132").stdout
-        assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", "NEIGH_STATE_TABLE|10.0.0.66", "state")
+        assert "state DOWN" in netns_exec(lab, "leaf2", "ip", "link", "show", port).stdout
+        assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"NEIGH_STATE_TABLE|{ip}", "state")
                       != "Established")
     finally:
-        _redis(lab, "leaf2", "-n", "4", "hset", "PORT|Ethernet132", "admin_status", "up")
-    assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", "NEIGH_STATE_TABLE|10.0.0.66", "state")
+        _redis(lab, "leaf2", "-n", "4", "hset", f"PORT|{port}", "admin_status", "up")
+    assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"NEIGH_STATE_TABLE|{ip}", "state")
                   == "Established", timeout=30)
 
 
@@ -83,7 +92,8 @@ def test_config_save_writes_config_db_json(lab: str) -> None:
 
 def test_down_leaves_no_database_behind() -> None:
     with running_lab("tests/integration/data/mini.yaml", "dbd") as name:
-        pids = netns_exec(name, "leaf1", "pgrep", "-x", "redis-server").stdout.split()
+        inside = subprocess.run(["ip", "netns", "pids", f"tw.{name}.leaf1"], capture_output=True, text=True)
+        pids = [p for p in inside.stdout.split() if Path(f"/proc/{p}/comm").read_text().strip() == "redis-server"]
         assert len(pids) == 1
     assert leftovers(name) == []
     assert not Path(f"/proc/{pids[0]}").exists()

@@ -26,8 +26,8 @@ from twin.drills.traffic import ProbeProcess, endpoints, flow_paths, probe_spec
 from twin.errors import DrillError
 from twin.plan.models import Plan
 from twin.runtime.base import Runtime
-from twin.runtime.netns import EVENT_LOG
 from twin.runtime.state import LabState, lab_dir, node_dir, save_state
+from twin.switch.frr_daemons import EVENT_LOG
 
 Progress = Callable[[str], None]
 TOOLS = {"spine-silent": ("nft", "nftables"), "link-gray": ("iptables", "iptables")}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Protocol
 
 from twin.errors import PlanError, Problem, TwinError
@@ -29,6 +30,7 @@ class Runtime(Protocol):
     """What `twin` needs from a place that runs switches. One module per backend."""
 
     name: str
+    templates: Path | None  # a SONiC release's FRR templates to render switches with; None: twin's own
 
     def up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
         """Create every node and link and start the switches. On failure, leave nothing behind."""
@@ -62,8 +64,16 @@ class Runtime(Protocol):
 RUNTIMES = ("netns", "docker", "clab")
 
 
-def get_runtime(name: str, image: str | None = None) -> Runtime:
-    """The runtime called `name`; `image` is the switch image of the container runtimes."""
+def get_runtime(name: str, image: str | None = None, templates: Path | None = None) -> Runtime:
+    """The runtime called `name`; `image` is the switch image of the container runtimes, `templates`
+    a SONiC release's FRR templates to render twin's switches with."""
+    runtime = _runtime(name, image)
+    if templates is not None:
+        runtime.templates = templates
+    return runtime
+
+
+def _runtime(name: str, image: str | None) -> Runtime:
     if name == "netns":
         from twin.runtime.netns import NetnsRuntime
 

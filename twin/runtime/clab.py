@@ -38,9 +38,10 @@ from twin.runtime import sonic_vs
 from twin.runtime.base import ProgressFn
 from twin.runtime.docker import DockerRuntime
 from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client
-from twin.runtime.netns import EVENT_LOG, node_netns
+from twin.runtime.netns import node_netns
 from twin.runtime.shell import run
 from twin.runtime.state import LabState, lab_dir, node_dir
+from twin.switch.frr_daemons import EVENT_LOG
 
 DEPLOY_TIMEOUT = 900.0
 

@@ -43,6 +43,7 @@ from twin.switch.frr_daemons import (
     daemon_command,
     daemon_env,
     parse_daemons_file,
+    runtime_lines,
     split_supported,
     switch_daemons,
     vtysh,
@@ -52,7 +53,6 @@ from twin.switch.sonic_cli import tool_argv
 from twin.switch.sonic_redis import as_stored
 
 MGMT_SPACE = IPv4Network("172.20.0.0/14")
-EVENT_LOG = "frr.log"   # every daemon's informational log, microsecond timestamps
 WORKERS = 8
 LINK_INDEX, MGMT_INDEX = 1000, 900000   # interface indexes of link and management veth ends
 
@@ -117,6 +117,9 @@ def _host_routes() -> list[IPv4Network]:
 
 class NetnsRuntime:
     name = "netns"
+    # A SONiC release's FRR templates to render switches with (twin.render.sonic_templates); None:
+    # twin's own renderer.
+    templates: Path | None = None
 
     # -- the protocol -------------------------------------------------------------------------
 
@@ -321,7 +324,7 @@ class NetnsRuntime:
             db = node_config_db(plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
             (rundir / "config_db.json").write_text(dumps(db))
             self._start_databases(lab, node, rundir, db)
-            conf = render_frr(db)
+            conf = render_frr(db, self.templates)
             ifmap = {i.name: i.kernel for i in node.interfaces}
             ip_batch(kernel_lines(db, ifmap) + mgmt_lines, netns=ns)
             bfd = any(plan.fabric.bfd.enabled if nb.bfd is None else nb.bfd for nb in node.neighbors)
@@ -335,7 +338,7 @@ class NetnsRuntime:
         conf_path = rundir / "frr.conf"
         # Session and route events with microsecond timestamps for drills: FRR 8.4 applies
         # `log timestamp precision` to configured log files only, not to the --log targets.
-        conf_path.write_text(conf + f"log file {rundir / EVENT_LOG} informational\nlog timestamp precision 6\n")
+        conf_path.write_text(conf + "\n".join(runtime_lines(rundir)) + "\n")
         start, skipped = split_supported(daemons)
         warnings += [f"{node.name}: {w}" for w in skipped]
         for d in start:

@@ -272,7 +272,7 @@ def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials |
     return port
 
 
-def _endpoint(sw: dict[str, Any]) -> tuple[SwitchEndpoint, SwitchParts | None]:
+def _endpoint(sw: dict[str, Any], templates: Path | None = None) -> tuple[SwitchEndpoint, SwitchParts | None]:
     """The switch behind one agent.json entry, and its daemons when twin runs them.
 
     A SONiC container (`"backend": "sonic-redis"`, with `redis_socket` or `redis_host`/`redis_port`)
@@ -282,7 +282,7 @@ def _endpoint(sw: dict[str, Any]) -> tuple[SwitchEndpoint, SwitchParts | None]:
         return SonicEndpoint.from_settings(sw), None
     rundir = Path(sw["rundir"])
     db = SonicRedis(unix_socket=socket_path(rundir))
-    daemon = ConfigDaemon(sw["name"], sw["netns"], rundir, db, ifmap=sw.get("ifmap"))
+    daemon = ConfigDaemon(sw["name"], sw["netns"], rundir, db, ifmap=sw.get("ifmap"), templates=templates)
     producers = SwitchProducers(sw["name"], sw["netns"], rundir, db)
     return Endpoint(name=sw["name"], rundir=rundir, ports=sw["ports"], daemon=daemon), (daemon, producers)
 
@@ -296,7 +296,7 @@ def serve(run_dir: Path) -> None:
     servers = []
     parts: list[SwitchParts] = []
     for sw in settings["switches"]:
-        ep, own = _endpoint(sw)
+        ep, own = _endpoint(sw, Path(settings["sonic_templates"]) if settings.get("sonic_templates") else None)
         ep.recover()
         if own is not None:
             parts.append(own)

@@ -18,8 +18,10 @@ from twin.runtime.state import LabState, lab_dir, node_dir
 from twin.switch.tls import make_cert
 
 
-def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: float = 30) -> None:
-    """Write the agent's settings (and TLS certificate) and start it; wait until it serves."""
+def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
+                timeout: float = 30) -> None:
+    """Write the agent's settings (and TLS certificate) and start it; wait until it serves.
+    `templates`: the SONiC release templates twin's switches render FRR with (None: twin's own)."""
     run_dir = lab_dir(state.lab)
     switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
     if settings.tls:
@@ -27,6 +29,7 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, timeout: fl
     doc = {
         "port": settings.port, "username": settings.username, "password": settings.password,
         "tls": settings.tls, "ssh_port": settings.ssh_port,
+        "sonic_templates": str(templates) if templates is not None else None,
         "switches": [_switch_entry(state, plan, n.name) for n in switches],
     }
     (run_dir / "agent.json").write_text(json.dumps(doc, indent=1))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -26,10 +27,12 @@ from twin.render.frr import render_frr
 from twin.switch import configdb
 from twin.switch.apply import frr_lines
 from twin.switch.configdb import ConfigDb
+from twin.switch.frr_daemons import runtime_lines
 from twin.switch.kernel import kernel_changes
 from twin.switch.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_key
 
 PROGRAMMED = "programmed.json"
+FRR_RELOAD = Path("/usr/lib/frr/frr-reload.py")  # Debian's frr-pythontools
 KEYSPACE = "__keyspace@4__:"  # CONFIG_DB is database 4
 log = logging.getLogger("twin.cfgmgr")
 
@@ -40,9 +43,10 @@ class ProgramError(Exception):
 
 class ConfigDaemon:
     def __init__(self, name: str, netns: str, rundir: Path, db: SonicRedis,
-                 ifmap: dict[str, str] | None = None) -> None:
+                 ifmap: dict[str, str] | None = None, templates: Path | None = None) -> None:
         self.name, self.netns, self.rundir, self.db = name, netns, rundir, db
         self.ifmap = ifmap or {}
+        self.templates = templates
         self.lock = threading.RLock()
         self.programmed: ConfigDb = self._load_programmed()
         self.cache: ConfigDb = {}
@@ -123,6 +127,9 @@ class ConfigDaemon:
                 return
             try:
                 self._kernel(kernel_changes(old, new, self.ifmap), tolerant)
+                if self.templates is not None:
+                    self._reload(render_frr(new, self.templates), tolerant)
+                    return
                 lines = frr_lines(old, new)
                 if lines is None:
                     self._vtysh(["no router bgp"], tolerant=True)
@@ -133,6 +140,20 @@ class ConfigDaemon:
                 self.programmed = new
                 self._save_programmed()
 
+    def _reload(self, conf: str, tolerant: bool) -> None:
+        """Rendered with a SONiC release's templates: the whole config again, applied by FRR's own
+        frr-reload.py, which sends only the difference from the running config."""
+        path = self.rundir / "frr.conf"
+        path.write_text(conf + "\n".join(runtime_lines(self.rundir)) + "\n")
+        proc = subprocess.run([sys.executable, str(FRR_RELOAD), "--reload", "--vty_socket", str(self.rundir),
+                               "--rundir", str(self.rundir), "--bindir", "/usr/bin", "--stdout", str(path)],
+                              capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            message = f"frr-reload.py refused: {(proc.stdout + proc.stderr).strip()[-500:]}"
+            if not tolerant:
+                raise ProgramError(message)
+            log.warning("%s: %s", self.name, message)
+
     def _kernel(self, lines: list[str], tolerant: bool) -> None:
         if not lines:
             return
@@ -140,6 +161,8 @@ class ConfigDaemon:
                               capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
             message = f"the kernel refused: {proc.stderr.strip()[-500:]}"
+            if "Unknown device type" in proc.stderr and any(" type vlan " in line for line in lines):
+                message += " (tagged VLAN members need the kernel's 8021q module, which this machine lacks)"
             if not tolerant:
                 raise ProgramError(message)
             log.warning("%s: %s", self.name, message)

@@ -59,5 +59,15 @@ def daemon_env() -> dict[str, str]:
     return env
 
 
+EVENT_LOG = "frr.log"   # every daemon's informational log, microsecond timestamps
+
+
+def runtime_lines(rundir: Path) -> list[str]:
+    """Lines twin adds to every switch's FRR config, outside anything SONiC renders: session and
+    route events with microsecond timestamps for drills. FRR 8.4 applies `log timestamp precision`
+    to configured log files only, not to the --log targets."""
+    return [f"log file {rundir / EVENT_LOG} informational", "log timestamp precision 6"]
+
+
 def vtysh(rundir: Path, *args: str) -> list[str]:
     return ["vtysh", "--vty_socket", str(rundir), *args]
