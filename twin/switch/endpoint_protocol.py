@@ -10,16 +10,16 @@ protocol only, so both serve the same gNMI paths with the same Set semantics.
 from __future__ import annotations
 
 from collections.abc import Callable, Set
-from typing import Protocol
+from typing import Any, Protocol
 
 from twin.switch.configdb import ConfigDb
-from twin.switch.statedb import Table
 
 
 class SetRejected(Exception):
     """A Set that cannot be applied; nothing was changed."""
 
 
+Table = dict[str, Any]  # key -> fields (COUNTERS_PORT_NAME_MAP is one flat hash: port -> oid)
 StateReaders = dict[str, dict[str, Callable[[], Table]]]  # DB -> table -> reader (read at request time)
 
 

@@ -1,10 +1,11 @@
-"""A docker-sonic-vs container behind twin's gNMI agent, through SONiC's own redis databases.
+"""A switch behind twin's gNMI agent, through SONiC's redis databases: one model for every runtime.
 
 docker-sonic-vs runs no gNMI server, so the agent fronts it: Get reads CONFIG_DB, APPL_DB,
-STATE_DB and COUNTERS_DB live from the container's redis; Set validates the whole new config
-as twin's embedded switch does, then writes only the difference to CONFIG_DB in one MULTI/EXEC.
-SONiC's own daemons (bgpcfgd, portmgrd, intfmgrd, ...) react to CONFIG_DB as on a real switch:
-twin does not drive FRR here.
+STATE_DB and COUNTERS_DB live from the container's redis; Set validates the whole new config,
+then writes only the difference to CONFIG_DB in one MULTI/EXEC, and SONiC's own daemons
+(bgpcfgd, portmgrd, intfmgrd, ...) react to it. twin's own switches keep the same databases
+(twin.switch.redis_server) and are served by the same code (twin.switch.endpoint subclasses
+SonicEndpoint); there twin's daemons (twin.switch.cfgmgr, twin.switch.producers) play SONiC's.
 
 Layout, from sonic-swss-common `common/database_config.json` (sonic-buildimage's
 `dockers/docker-database/database_config.json.j2` has the same ids and separators for these
@@ -30,8 +31,7 @@ from redis.typing import EncodableT, FieldT
 
 from twin.switch import configdb
 from twin.switch.configdb import GENERATED_TABLES, ConfigDb
-from twin.switch.endpoint_protocol import SetRejected, StateReaders
-from twin.switch.statedb import Table
+from twin.switch.endpoint_protocol import SetRejected, StateReaders, Table
 
 
 @dataclass(frozen=True)
@@ -290,8 +290,8 @@ def _port_status(state: Mapping[str, str], appl: Mapping[str, str]) -> dict[str,
 class SonicState:
     """The live state a SONiC switch keeps in redis, read at request time (no cache).
 
-    Same tables and key formats as twin's embedded switch (`twin.switch.statedb`), so one gNMI
-    path means the same thing on both: NEIGH_STATE_TABLE key = peer address (bgpmon),
+    The tables and key formats SONiC's daemons write (and twin.switch.producers):
+    NEIGH_STATE_TABLE key = peer address (bgpmon),
     BFD_SESSION_TABLE key = `vrf|interface|peer`, ROUTE_TABLE key = prefix with length
     (fpmsyncd), COUNTERS keys = `oid:0x...` named by COUNTERS_PORT_NAME_MAP (syncd, flex counters).
     """
