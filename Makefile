@@ -38,8 +38,8 @@ image:
 	@bash scripts/install-deps.sh --docker
 	$(TWIN) image build
 
-# The tests cover every runtime: they need the Docker engine and a real redis-server too.
-test: DEPS_FLAGS := --docker --redis
+# The tests cover every runtime: they need the Docker engine too.
+test: DEPS_FLAGS := --docker
 test: deps
 	$(VENV)/bin/ruff check twin tests bench
 	$(VENV)/bin/mypy twin

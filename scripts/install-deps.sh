@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# Install what twin needs, only what is missing: Debian packages (FRR 8.4 and network tools),
-# a virtualenv in .venv and the package with its Python dependencies. Safe to run again.
+# Install what twin needs, only what is missing: Debian packages (FRR 8.4, redis-server for every
+# switch's SONiC databases, network tools), a virtualenv in .venv and the package with its Python
+# dependencies. Safe to run again.
 #   --docker   also the container runtimes' needs: Debian's Docker engine (started when it is not
 #              running) and debootstrap, which builds the switch image
-#   --redis    also Debian's redis-server (the tests of the SONiC-VS gNMI front use a real one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(frr frr-pythontools iproute2 iputils-ping fping traceroute procps python3-venv openssh-client sshpass
+APT_PACKAGES=(frr frr-pythontools redis-server iproute2 iputils-ping fping traceroute procps python3-venv openssh-client sshpass
               nftables iptables libyang2-tools)
 WITH_DOCKER=0
 for arg in "$@"; do
   case "$arg" in
     --docker) WITH_DOCKER=1; APT_PACKAGES+=(docker.io debootstrap) ;;
-    --redis) APT_PACKAGES+=(redis-server) ;;
-    *) echo "install-deps.sh: unknown option $arg (use --docker, --redis)" >&2; exit 2 ;;
+    *) echo "install-deps.sh: unknown option $arg (use --docker)" >&2; exit 2 ;;
   esac
 done
 missing=()
@@ -32,10 +31,9 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet frr 2>/de
   systemctl disable --now frr >/dev/null 2>&1 || true
 fi
 
-# Debian's redis-server starts a server where systemd runs; the tests start their own.
-if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
-  systemctl disable --now redis-server >/dev/null 2>&1 || true
-fi
+# Debian's redis-server package may start a server of its own where systemd runs. twin leaves it
+# alone: each switch's redis-server listens inside the switch's namespace and on a socket in its
+# run directory, and the tests start their own on free ports.
 if [ "$WITH_DOCKER" = 1 ]; then
   bash scripts/start-docker.sh
 fi
