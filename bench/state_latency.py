@@ -143,7 +143,7 @@ def _settle(lab: str) -> None:
             break
         time.sleep(0.1)
     vty.close()
-    time.sleep(1.0)
+    time.sleep(2.0)
 
 
 def _summary(values: list[float | None]) -> dict[str, Any]:
@@ -168,17 +168,18 @@ def main() -> None:
         leaf = next(n for n in plan["nodes"] if n["name"] == "leaf1")
         nb = next(n for n in leaf["neighbors"] if n["name"] == "spine1")
         redis = SonicRedis(unix_socket=Path(f"/run/twin/{lab}/nodes/leaf1/redis.sock"))
-        rounds = []
         _settle(lab)
+        links, sessions = [], []
         for _ in range(args.rounds):
-            rounds.append(link_round(lab, redis, leaf_port, spine_port))
+            links.append(link_round(lab, redis, leaf_port, spine_port))
             _settle(lab)
-            rounds[-1].update(bgp_round(lab, redis, nb["ip"], nb["local_addr"]))
+        for _ in range(args.rounds):
+            sessions.append(bgp_round(lab, redis, nb["ip"], nb["local_addr"]))
             _settle(lab)
         doc = {"lab": args.lab, "rounds": args.rounds,
-               "port_table_after_kernel_ms": _summary([r["port_ms"] for r in rounds]),
-               "route_table_after_kernel_ms": _summary([r["route_ms"] for r in rounds]),
-               "neigh_state_after_frr_ms": _summary([r["neigh_ms"] for r in rounds])}
+               "port_table_after_kernel_ms": _summary([r["port_ms"] for r in links]),
+               "route_table_after_kernel_ms": _summary([r["route_ms"] for r in links]),
+               "neigh_state_after_frr_ms": _summary([r["neigh_ms"] for r in sessions])}
         print(json.dumps(doc, indent=2))
     finally:
         subprocess.run([*TWIN, "down", "--name", lab], cwd=REPO, capture_output=True)

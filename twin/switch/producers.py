@@ -20,6 +20,7 @@ Each writes only rows that changed, in one pipeline, and deletes rows that went 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import socket
 from collections.abc import Mapping
@@ -251,18 +252,40 @@ class SwitchProducers:
             self.routes.put(*entry, batch)
 
     def on_kernel_events(self) -> int:
-        """Handle every waiting link and route event; how many there were."""
+        """Handle every waiting link and route event; how many there were. When the kernel dropped
+        events (the socket overflowed), read everything again, as portsyncd and fpmsyncd resync."""
         assert self.sock is not None
         batch = Batch(self.db)
         count = 0
-        for msg in netlink.drain(self.sock):
+        try:
+            for msg in netlink.drain(self.sock):
+                count += 1
+                if msg["event"] in ("RTM_NEWLINK", "RTM_DELLINK"):
+                    self._link(msg, batch)
+                elif msg["event"] in ("RTM_NEWROUTE", "RTM_DELROUTE"):
+                    self._route(msg, batch)
+        except OSError as exc:
+            if exc.errno != errno.ENOBUFS:
+                raise
+            self.resync_kernel(batch)
             count += 1
-            if msg["event"] in ("RTM_NEWLINK", "RTM_DELLINK"):
-                self._link(msg, batch)
-            elif msg["event"] in ("RTM_NEWROUTE", "RTM_DELROUTE"):
-                self._route(msg, batch)
         batch.execute()
         return count
+
+    def resync_kernel(self, batch: Batch) -> None:
+        """Links and routes read whole again; rows that went away are deleted."""
+        links = netlink.dump(self.netns, netlink.RTM_GETLINK)
+        self.ifnames = {m["index"]: m.get_attr("IFLA_IFNAME") for m in links if m.get_attr("IFLA_IFNAME")}
+        state, appl = {}, {}
+        for msg in links:
+            name = msg.get_attr("IFLA_IFNAME") or ""
+            if is_port(name):
+                state[name], appl[name] = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
+        self.state_ports.sync(state, batch)
+        self.appl_ports.sync(appl, batch)
+        routes = dict(entry for msg in netlink.dump(self.netns, netlink.RTM_GETROUTE)
+                      if msg["table"] == RT_TABLE_MAIN and (entry := route_row(msg, self.ifnames)) is not None)
+        self.routes.sync(routes, batch)
 
     # -- FRR ----------------------------------------------------------------------------------
 
