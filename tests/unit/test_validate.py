@@ -106,7 +106,7 @@ CASES = [
      "use the same map on every hop, or traffic changes class mid-path"),
     ("ECMP narrower than the spines", "leaf3", _ecmp,
      "BGP_GLOBALS_AF|default|ipv4_unicast max_ebgp_paths: ECMP width 2 is less than the 4 spines; "
-     "set max_ebgp_paths to at least 4"),
+     "set max_ebgp_paths to at least 4, or leave it unset"),
     ("lossless queue without ECN", "leaf4", _no_wred,
      "QUEUE|Ethernet128|3 wred_profile: lossless queue 3 of Ethernet128 has no WRED/ECN profile; "
      "attach an ECN-marking WRED_PROFILE so DCQCN gets congestion signals"),
@@ -367,3 +367,14 @@ def test_models_are_found_in_the_reference_artefacts(tmp_path: Path, monkeypatch
     assert find_models() == tmp_path / "sonic-yang-models"
     monkeypatch.setenv("TWIN_SONIC_YANG", str(tmp_path / "elsewhere"))
     assert find_models() is None  # a folder named explicitly is the only one looked at
+
+
+def test_classic_configs_have_no_ecmp_field_to_get_wrong(tmp_path: Path) -> None:
+    """bgpcfgd takes maximum-paths from SONiC's constants, and an unset max_ebgp_paths is FRR's default
+    (its multipath number): neither narrows ECMP."""
+    catalog = Path(__file__).resolve().parents[1] / "fidelity" / "catalog"
+    for name in ("t0-classic", "t1-classic"):
+        (tmp_path / name).mkdir()
+        shutil.copy(catalog / f"{name}.json", tmp_path / name / "config_db.json")
+    _, findings = validate_folder(tmp_path, None, yang=False)
+    assert [f for f in findings if f.check == "ecmp"] == []

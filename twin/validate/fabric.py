@@ -125,12 +125,15 @@ def ecmp_findings(cfgs: list[SwitchConfig]) -> list[Finding]:
     for cfg in cfgs:
         if cfg.role != present[0]:
             continue
+        # Unset, FRR keeps its default, the multipath number it was built with (256 on Debian's 8.4,
+        # SONiC's builds alike); bgpcfgd's configs have no such field (maximum-paths comes from
+        # SONiC's constants.yml). Only a width set below the spine count narrows ECMP.
         af = cfg.table("BGP_GLOBALS_AF").get("default|ipv4_unicast", {})
         paths = af.get("max_ebgp_paths")
-        if paths is None or not str(paths).isdigit() or int(paths) < len(spines):
+        if paths is not None and (not str(paths).isdigit() or int(paths) < len(spines)):
             out.append(Finding("ecmp", cfg.file, "BGP_GLOBALS_AF|default|ipv4_unicast max_ebgp_paths",
-                               f"ECMP width {paths or 'unset (1)'} is less than the {len(spines)} spines",
-                               f"set max_ebgp_paths to at least {len(spines)}"))
+                               f"ECMP width {paths} is less than the {len(spines)} spines",
+                               f"set max_ebgp_paths to at least {len(spines)}, or leave it unset"))
     return out
 
 
