@@ -9,7 +9,9 @@ What each SONiC manager does, and twin's kernel equivalent (the kernel is the fo
   `Bridge` with a `VlanN` SVI on top; twin gives each VLAN a bridge of its own named `VlanN`,
   which routes and switches the same for untagged and tagged members: VLAN_MEMBER `VlanN|EthernetX`
   untagged enslaves the port, tagged enslaves `EthernetX.N`;
-- hostcfgd / interfaces-config: MGMT_INTERFACE `eth0|prefix` -> eth0's address.
+MGMT_INTERFACE is not programmed: eth0 is on the lab's management network, whose addresses the
+runtime hands out (and writes into MGMT_INTERFACE at boot); a pushed config naming another address
+(twin's plan uses fabric.mgmt_pool) would cut the switch off from its gNMI agent.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 ConfigTables = dict[str, dict[str, Any]]
-_ADDRESS_TABLES = ("INTERFACE", "LOOPBACK_INTERFACE", "VLAN_INTERFACE", "MGMT_INTERFACE")
+_ADDRESS_TABLES = ("INTERFACE", "LOOPBACK_INTERFACE", "VLAN_INTERFACE")
 
 
 def _device(table: str, name: str, dev: Any) -> str:
@@ -102,10 +104,6 @@ def kernel_changes(old: ConfigTables, new: ConfigTables, ifmap: dict[str, str] |
     return lines + vlans_last
 
 
-def kernel_lines(db: ConfigTables, ifmap: dict[str, str] | None = None, mgmt: bool = False) -> list[str]:
-    """Everything a freshly created switch namespace needs for `db`.
-
-    MGMT_INTERFACE is left out unless `mgmt`: runtimes address eth0 themselves (and write what
-    they gave it into MGMT_INTERFACE), so it is programmed only on later changes."""
-    tables = db if mgmt else {t: rows for t, rows in db.items() if t != "MGMT_INTERFACE"}
-    return ["link set dev lo up", *kernel_changes({}, tables, ifmap)]
+def kernel_lines(db: ConfigTables, ifmap: dict[str, str] | None = None) -> list[str]:
+    """Everything a freshly created switch namespace needs for `db`."""
+    return ["link set dev lo up", *kernel_changes({}, db, ifmap)]
