@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,16 @@ def _working_in(prefix: str) -> list[tuple[str, str]]:
         if cwd.startswith(prefix):
             out.append((proc.name, cwd))
     return out
+
+
+def until(cond: Callable[[], object], timeout: float = 30, every: float = 0.05) -> bool:
+    """True as soon as `cond()` is true; False when `timeout` seconds pass first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        time.sleep(every)
+    return False
 
 
 def netns_exec(lab: str, node: str, *cmd: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:

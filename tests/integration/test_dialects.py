@@ -5,12 +5,12 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import netns_exec, running_lab, twin, twin_json
+from labtools import netns_exec, running_lab, twin, twin_json, until
 
 ConfigDb = dict[str, dict[str, Any]]
 
@@ -47,15 +47,6 @@ def _push(lab: str, tmp: Path, configs: dict[str, ConfigDb]) -> None:
     assert all(s["ok"] for s in pushed["switches"]), pushed
 
 
-def _until(fn: Callable[[], bool], timeout: float = 30) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if fn():
-            return True
-        time.sleep(0.2)
-    return False
-
-
 def _summary(lab: str, node: str) -> dict[str, Any]:
     out = twin("exec", "--name", lab, node, "--", "vtysh", "-c", "show bgp summary json").stdout
     peers: dict[str, Any] = json.loads(out).get("ipv4Unicast", {}).get("peers", {})
@@ -77,7 +68,7 @@ def test_classic_configs_announce_loopbacks_over_every_spine(lab: str, tmp_path:
     generated = _configs(lab)
     try:
         _push(lab, tmp_path / "classic", {name: classic(db) for name, db in generated.items()})
-        assert _until(lambda: _established(lab, "leaf1"))
+        assert until(lambda: _established(lab, "leaf1"))
         loopback = generated["leaf2"]["LOOPBACK_INTERFACE"]
         leaf2_lo = next(k.split("|")[1].split("/")[0] for k in loopback if "|" in k)
 
@@ -85,7 +76,7 @@ def test_classic_configs_announce_loopbacks_over_every_spine(lab: str, tmp_path:
             route = next((r for r in _bgp_routes(lab, "leaf1") if r["dst"] == leaf2_lo), None)
             return route is not None and len(route.get("nexthops", [])) == 2
 
-        assert _until(ecmp_to_leaf2), "bgpcfgd announces Loopback0: leaf2's loopback over both spines"
+        assert until(ecmp_to_leaf2), "bgpcfgd announces Loopback0: leaf2's loopback over both spines"
         running = twin("exec", "--name", lab, "leaf1", "--", "vtysh", "-c", "show running-config").stdout
         assert "neighbor PEER_V4 peer-group" in running and " bfd" not in running
         verified = json.loads(twin("verify", "--name", lab, "--json", check=False).stdout)
@@ -97,7 +88,7 @@ def test_classic_configs_announce_loopbacks_over_every_spine(lab: str, tmp_path:
         assert by_name["server-reachability"]["status"] == "failure"
     finally:
         _push(lab, tmp_path / "back", generated)
-    assert _until(lambda: twin_json("verify", "--name", lab, check=False)["passed"], timeout=60)
+    assert until(lambda: twin_json("verify", "--name", lab, check=False)["passed"], timeout=60)
 
 
 def test_frrcfgd_config_without_activation_carries_nothing(lab: str, tmp_path: Path) -> None:
@@ -107,7 +98,7 @@ def test_frrcfgd_config_without_activation_carries_nothing(lab: str, tmp_path: P
     broken = {name: {t: rows for t, rows in db.items() if t != "BGP_PEER_GROUP_AF"} for name, db in generated.items()}
     try:
         _push(lab, tmp_path / "noaf", broken)
-        assert _until(lambda: not _bgp_routes(lab, "leaf1"))
+        assert until(lambda: not _bgp_routes(lab, "leaf1"))
         time.sleep(2)
         assert _bgp_routes(lab, "leaf1") == []
         assert {p["state"] for p in _summary(lab, "leaf1").values()} <= {"Idle", "Connect", "Active"}
@@ -119,4 +110,4 @@ def test_frrcfgd_config_without_activation_carries_nothing(lab: str, tmp_path: P
         assert by_name["ecmp-width"]["status"] == "failure"
     finally:
         _push(lab, tmp_path / "back", generated)
-    assert _until(lambda: twin_json("verify", "--name", lab, check=False)["passed"], timeout=60)
+    assert until(lambda: twin_json("verify", "--name", lab, check=False)["passed"], timeout=60)

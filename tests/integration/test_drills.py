@@ -10,13 +10,12 @@ import json
 import os
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import DATA, REPO, TWIN, running_lab, twin, twin_json
+from labtools import DATA, REPO, TWIN, running_lab, twin, twin_json, until
 
 pytestmark = pytest.mark.needs_root
 
@@ -155,15 +154,6 @@ def test_bad_target_exits_2(lab: str) -> None:
     assert "'leaf1' is not a spine" in proc.stderr
 
 
-def _wait_for(cond: Any, timeout: float = 30) -> bool:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_interrupted_drill_takes_its_fault_back(lab: str) -> None:
     """Ctrl-C while spine2 is silent: the nftables drop goes away and the fabric comes back."""
     proc = subprocess.Popen([*TWIN, "drill", "spine-silent", "--target", "spine2", "--name", lab],
@@ -173,12 +163,12 @@ def test_interrupted_drill_takes_its_fault_back(lab: str) -> None:
         return subprocess.run(["ip", "netns", "exec", f"tw.{lab}.spine2", "nft", "list", "tables"],
                               capture_output=True, text=True).stdout
 
-    assert _wait_for(lambda: "twin_drill_silent" in tables())
+    assert until(lambda: "twin_drill_silent" in tables())
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert proc.returncode != 0
     assert "twin_drill_silent" not in tables()
-    assert _wait_for(lambda: twin_json("status", "--name", lab, check=False)["healthy"], timeout=60)
+    assert until(lambda: twin_json("status", "--name", lab, check=False)["healthy"], timeout=60)
 
 
 def test_a_drill_that_cannot_restore_says_so_and_marks_the_lab(lab: str) -> None:
@@ -192,7 +182,7 @@ def test_a_drill_that_cannot_restore_says_so_and_marks_the_lab(lab: str) -> None
         out = subprocess.run(["ip", "-n", f"tw.{lab}.spine1", "-br", "link"], capture_output=True, text=True).stdout
         return "Ethernet0" in out and "DOWN" in out.split("Ethernet0")[1].split("\n")[0]
 
-    assert _wait_for(spine1_down)
+    assert until(spine1_down)
     os.kill(int(pidfile.read_text()), signal.SIGKILL)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 1, stderr

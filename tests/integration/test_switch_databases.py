@@ -4,27 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from labtools import leftovers, netns_exec, running_lab, twin
+from labtools import leftovers, netns_exec, running_lab, twin, until
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[str]:
     with running_lab("tests/integration/data/mini.yaml", "db") as name:
         yield name
-
-
-def _until(fn: Callable[[], bool], timeout: float = 10) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if fn():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _redis(lab: str, node: str, *args: str) -> str:
@@ -46,7 +36,7 @@ def test_config_db_is_loaded_and_sonic_db_cli_works_inside_the_switch(lab: str) 
 
 
 def test_state_is_written_by_the_producers(lab: str) -> None:
-    assert _until(lambda: _redis(lab, "leaf1", "-n", "6", "hget", "NEIGH_STATE_TABLE|10.0.0.64", "state")
+    assert until(lambda: _redis(lab, "leaf1", "-n", "6", "hget", "NEIGH_STATE_TABLE|10.0.0.64", "state")
                   == "Established")
     assert _redis(lab, "leaf1", "-n", "6", "hget", "PORT_TABLE|Ethernet128", "netdev_oper_status") == "up"
     assert _redis(lab, "leaf1", "-n", "0", "hget", "PORT_TABLE:Ethernet128", "oper_status") == "up"
@@ -54,7 +44,7 @@ def test_state_is_written_by_the_producers(lab: str) -> None:
     assert len(hops.split(",")) == 2
     assert _redis(lab, "leaf1", "-n", "0", "exists", "ROUTE_TABLE:10.0.0.64/31") == "0"  # connected: not from zebra
     oid = _redis(lab, "leaf1", "-n", "2", "hget", "COUNTERS_PORT_NAME_MAP", "Ethernet128")
-    assert _until(lambda: int(_redis(lab, "leaf1", "-n", "2", "hget", f"COUNTERS:{oid}",
+    assert until(lambda: int(_redis(lab, "leaf1", "-n", "2", "hget", f"COUNTERS:{oid}",
                                      "SAI_PORT_STAT_IF_IN_OCTETS") or 0) > 0)
 
 
@@ -69,17 +59,17 @@ def _neighbor(lab: str, switch: str, peer: str) -> tuple[str, str]:
 def test_a_config_db_write_reprograms_frr_and_the_kernel(lab: str) -> None:
     ip, port = _neighbor(lab, "leaf2", "spine2")
     _redis(lab, "leaf2", "-n", "4", "hset", f"BGP_NEIGHBOR|default|{ip}", "name", "spine2-via-redis")
-    assert _until(lambda: f"neighbor {ip} description spine2-via-redis" in _running(lab, "leaf2"))
+    assert until(lambda: f"neighbor {ip} description spine2-via-redis" in _running(lab, "leaf2"))
     _redis(lab, "leaf2", "-n", "4", "hset", f"PORT|{port}", "admin_status", "down")
     try:
-        assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"PORT_TABLE|{port}", "admin_status")
+        assert until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"PORT_TABLE|{port}", "admin_status")
                       == "down")
         assert "state DOWN" in netns_exec(lab, "leaf2", "ip", "link", "show", port).stdout
-        assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"NEIGH_STATE_TABLE|{ip}", "state")
+        assert until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"NEIGH_STATE_TABLE|{ip}", "state")
                       != "Established")
     finally:
         _redis(lab, "leaf2", "-n", "4", "hset", f"PORT|{port}", "admin_status", "up")
-    assert _until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"NEIGH_STATE_TABLE|{ip}", "state")
+    assert until(lambda: _redis(lab, "leaf2", "-n", "6", "hget", f"NEIGH_STATE_TABLE|{ip}", "state")
                   == "Established", timeout=30)
 
 

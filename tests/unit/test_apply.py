@@ -14,8 +14,9 @@ from configdb_edits import set_at as _set
 
 from twin.render.frr import render_frr
 from twin.switch import configdb
-from twin.switch.apply import frr_lines, kernel_lines
+from twin.switch.apply import frr_lines
 from twin.switch.configdb import ConfigDb
+from twin.switch.kernel import kernel_changes
 
 NB = "default|10.0.0.64"
 AF = "default|ipv4_unicast"
@@ -158,8 +159,8 @@ def test_peer_group_a_valid_config_names_is_defined(leaf1_original: ConfigDb) ->
                  id="admin-down"),
     pytest.param(_set("PORT", "Ethernet0", "admin_status", value="down"), same, ["link set dev Ethernet0 up"],
                  id="admin-up"),
-    pytest.param(_set("PORT", "Ethernet0", "admin_status", value="down"), _drop("PORT", "Ethernet0", "admin_status"),
-                 ["link set dev Ethernet0 up"], id="admin-status-removed-means-up"),
+    pytest.param(_set("PORT", "Ethernet0", "admin_status", value="up"), _drop("PORT", "Ethernet0", "admin_status"),
+                 ["link set dev Ethernet0 down"], id="admin-status-removed-means-down-as-sonic-yang"),
     pytest.param(same, _both(_set("PORT", "Ethernet4", "mtu", value="1500"),
                              _set("PORT", "Ethernet4", "admin_status", value="down")),
                  ["link set dev Ethernet4 mtu 1500", "link set dev Ethernet4 down"], id="mtu-and-admin"),
@@ -177,7 +178,7 @@ def test_peer_group_a_valid_config_names_is_defined(leaf1_original: ConfigDb) ->
     pytest.param(same, same, [], id="identical"),
 ])
 def test_kernel_lines(leaf1_original: ConfigDb, old: Mutation, new: Mutation, expected: list[str]) -> None:
-    assert kernel_lines(*_pair(leaf1_original, old, new)) == expected
+    assert kernel_changes(*_pair(leaf1_original, old, new)) == expected
 
 
 @pytest.mark.parametrize(("new", "expected"), [
@@ -189,7 +190,7 @@ def test_kernel_lines(leaf1_original: ConfigDb, old: Mutation, new: Mutation, ex
 ])
 def test_kernel_lines_use_the_interface_map(leaf1_original: ConfigDb, new: Mutation, expected: list[str]) -> None:
     old, changed = _pair(leaf1_original, same, new)
-    assert kernel_lines(old, changed, {"Ethernet0": "eth1"}) == expected
+    assert kernel_changes(old, changed, {"Ethernet0": "eth1"}) == expected
 
 
 def test_unnumbered_neighbor_added_says_interface() -> None:

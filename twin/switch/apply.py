@@ -1,4 +1,4 @@
-"""Program only what changed between two CONFIG_DBs: kernel `ip` lines and FRR config lines.
+"""Program only what changed between two CONFIG_DBs in FRR (the kernel side: twin.switch.kernel).
 
 FRR lines follow the daemon the config selects, as on SONiC:
 - frrcfgd: changing one neighbor's description sends one `neighbor X description` line: no other
@@ -16,31 +16,6 @@ from typing import Any
 from twin.render import bgpcfgd
 from twin.render.frr import frr_context, is_frrcfgd
 from twin.switch.configdb import ConfigDb
-
-
-def _ip_keys(db: ConfigDb, table: str) -> dict[str, str]:
-    """'port|prefix' keys -> device name (lo for loopbacks)."""
-    return {k: ("lo" if table == "LOOPBACK_INTERFACE" else k.split("|", 1)[0])
-            for k in db.get(table, {}) if "|" in k}
-
-
-def kernel_lines(old: ConfigDb, new: ConfigDb, ifmap: dict[str, str] | None = None) -> list[str]:
-    dev = (ifmap or {}).get
-    lines = []
-    for port, row in new.get("PORT", {}).items():
-        before = old.get("PORT", {}).get(port, {})
-        if row.get("mtu") != before.get("mtu") and "mtu" in row:
-            lines.append(f"link set dev {dev(port, port)} mtu {row['mtu']}")
-        if row.get("admin_status", "up") != before.get("admin_status", "up"):
-            lines.append(f"link set dev {dev(port, port)} {row.get('admin_status', 'up')}")
-    for table in ("INTERFACE", "LOOPBACK_INTERFACE"):
-        was, now = _ip_keys(old, table), _ip_keys(new, table)
-        for key in sorted(set(was) - set(now)):
-            lines.append(f"address del {key.split('|', 1)[1]} dev {dev(was[key], was[key])}")
-        for key in sorted(set(now) - set(was)):
-            lines.append(f"address add {key.split('|', 1)[1]} dev {dev(now[key], now[key])}")
-    return lines
-
 
 # A neighbor's lines, in the order the rendered frr.conf has them: (context field, FRR words).
 _NEIGHBOR = (("asn", "remote-as {}"), ("group", "peer-group {}"), ("name", "description {}"),

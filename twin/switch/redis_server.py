@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import redis
+
 from twin.switch.configdb import ConfigDb
 from twin.switch.sonic_redis import CONFIG_DB_INITIALIZED, DATABASES, SonicRedis
 
@@ -62,18 +64,15 @@ def wait_ready(rundir: Path, timeout: float = 10) -> SonicRedis:
     """The switch's databases once redis answers on its socket; TimeoutError otherwise."""
     db = SonicRedis(unix_socket=socket_path(rundir), timeout=timeout)
     deadline = time.monotonic() + timeout
-    while True:
+    last: Exception | None = None
+    while time.monotonic() < deadline:
         try:
             if socket_path(rundir).exists() and db.client("CONFIG_DB").ping():
                 return db
-        except OSError:
-            pass
-        except Exception as exc:  # redis.ConnectionError while it starts
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"redis of {rundir.name} did not answer: {exc}") from None
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"redis of {rundir.name} did not start (see {rundir / LOGFILE})")
+        except (OSError, redis.ConnectionError) as exc:  # still starting
+            last = exc
         time.sleep(0.005)
+    raise TimeoutError(f"redis of {rundir.name} did not answer ({last or 'no socket'}; see {rundir / LOGFILE})")
 
 
 def config_load(db: SonicRedis, config: ConfigDb) -> None:

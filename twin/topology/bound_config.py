@@ -108,19 +108,27 @@ def _ipv4(value: Any) -> IPv4Address | None:
     return addr if isinstance(addr, IPv4Address) else None
 
 
+def _ipv4_keys(rows: dict[str, Any]) -> list[tuple[str, IPv4Interface]]:
+    """(interface name, IPv4 address) of every `name|prefix` key of an address table."""
+    out = []
+    for key in rows:
+        name, sep, prefix = key.partition("|")
+        if not sep:
+            continue
+        try:
+            iface = ip_interface(prefix)
+        except ValueError:
+            continue
+        if isinstance(iface, IPv4Interface):
+            out.append((name, iface))
+    return out
+
+
 def _addresses(db: ConfigDb) -> dict[str, list[IPv4Interface]]:
     out: dict[str, list[IPv4Interface]] = {}
     for table in ADDRESS_TABLES:
-        for key in db.get(table, {}):
-            name, sep, prefix = key.partition("|")
-            if not sep:
-                continue
-            try:
-                iface = ip_interface(prefix)
-            except ValueError:
-                continue
-            if isinstance(iface, IPv4Interface):
-                out.setdefault(name, []).append(iface)
+        for name, iface in _ipv4_keys(db.get(table, {})):
+            out.setdefault(name, []).append(iface)
     return out
 
 
@@ -144,16 +152,7 @@ def _networks(db: ConfigDb, kind: str, loopback: IPv4Address | None) -> list[IPv
         vlans = db.get("VLAN_INTERFACE", {})
         vnet = {name for name, row in vlans.items() if "|" not in name and isinstance(row, dict)
                 and row.get("vnet_name")}
-        for key in vlans:
-            name, sep, prefix = key.partition("|")
-            if not sep or name in vnet:
-                continue
-            try:
-                iface = ip_interface(prefix)
-            except ValueError:
-                continue
-            if isinstance(iface, IPv4Interface):
-                nets.append(iface.network)
+        nets += [iface.network for name, iface in _ipv4_keys(vlans) if name not in vnet]
     return sorted(set(nets))
 
 
