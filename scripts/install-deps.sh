@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Install what twin needs, only what is missing: Debian packages (FRR 8.4, redis-server for every
 # switch's SONiC databases, network tools), a virtualenv in .venv and the package with its Python
-# dependencies. Safe to run again.
+# dependencies (libyang's Python bindings build against Debian's libyang2-dev). Safe to run again.
 #   --docker   also the container runtimes' needs: Debian's Docker engine (started when it is not
 #              running) and debootstrap, which builds the switch image
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(frr frr-pythontools redis-server iproute2 iputils-ping fping traceroute procps python3-venv openssh-client sshpass
-              nftables iptables libyang2-tools)
+              nftables iptables libyang2-tools libyang2-dev gcc python3-dev)
 WITH_DOCKER=0
 for arg in "$@"; do
   case "$arg" in

@@ -10,10 +10,8 @@ from twin.switch.configdb import ConfigDb
 from twin.switch.sonic_redis import (
     DATABASES,
     ConfigWrite,
-    _port_status,
     config_write,
     database,
-    host_prefix,
     raw_to_typed,
     redis_key,
     split_key,
@@ -70,14 +68,6 @@ def test_separator_depends_on_the_database() -> None:
     assert split_key("CONFIG_DB", "ROUTE_TABLE:10.0.0.0/31") == ("ROUTE_TABLE:10.0.0.0/31", None)
     assert redis_key("STATE_DB", "PORT_TABLE", "Ethernet0") == "PORT_TABLE|Ethernet0"
     assert redis_key("APPL_DB", "PORT_TABLE", "Ethernet0") == "PORT_TABLE:Ethernet0"
-
-
-@pytest.mark.parametrize(("key", "prefix"), [
-    ("10.1.4.2", "10.1.4.2/32"), ("fc00::1", "fc00::1/128"), ("10.0.0.0/31", "10.0.0.0/31"),
-    ("0.0.0.0/0", "0.0.0.0/0"), ("Vrf-red:10.0.0.0/24", "Vrf-red:10.0.0.0/24"),
-])
-def test_route_keys_get_their_prefix_length(key: str, prefix: str) -> None:
-    assert host_prefix(key) == prefix
 
 
 # -- values: NULL and @ lists ------------------------------------------------------------------
@@ -183,11 +173,3 @@ def test_sonic_own_tables_are_kept_known_ones_follow_the_set(leaf1: ConfigDb) ->
     merged = with_sonic_tables(new, current)
     assert merged["FEATURE"] == {"bgp": {"state": "enabled"}}
     assert "BGP_NEIGHBOR" not in merged
-
-
-def test_port_status_is_completed_from_appl_db() -> None:
-    state = {"state": "ok", "netdev_oper_status": "up", "mtu": "9100"}
-    assert _port_status(state, {"oper_status": "down", "admin_status": "up"}) == {
-        **state, "oper_status": "down", "admin_status": "up"}
-    assert _port_status(state, {})["oper_status"] == "up"
-    assert _port_status({**state, "oper_status": "up"}, {"oper_status": "down"})["oper_status"] == "up"

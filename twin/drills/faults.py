@@ -88,8 +88,7 @@ class Injector:
         if not mine:
             raise DrillError(f"{fault.target} carries no BGP session of {node}")
         with SwitchClient.of(self.state, node) as sw:
-            sw.update(f"{CONFIG}/BGP_NEIGHBOR[key=default|{mine[0].peer_ip}]",
-                      {"admin_status": "down" if inject else "up"})
+            sw.set_field("BGP_NEIGHBOR", f"default|{mine[0].peer_ip}", "admin_status", "down" if inject else "up")
 
     def _mtu(self, fault: Fault, step: Step, inject: bool) -> None:
         node, port = fault.target.split(":")
@@ -97,9 +96,9 @@ class Injector:
             if inject:
                 row = sw.get(f"{CONFIG}/PORT/{port}") or {}
                 self._saved[fault.target] = str(row.get("mtu", self.plan.fabric.mtu))
-                sw.update(f"{CONFIG}/PORT/{port}", {"mtu": str(step.mtu)})
+                sw.set_field("PORT", port, "mtu", str(step.mtu))
             else:
-                sw.update(f"{CONFIG}/PORT/{port}", {"mtu": self._saved.pop(fault.target, str(self.plan.fabric.mtu))})
+                sw.set_field("PORT", port, "mtu", self._saved.pop(fault.target, str(self.plan.fabric.mtu)))
 
     def jumbo_ping(self, fault: Fault) -> bool:
         """A DF ping at the fabric MTU from the far end of the link towards the near end."""

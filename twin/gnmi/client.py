@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from types import TracebackType
@@ -18,6 +19,9 @@ from twin.runtime.state import LabState
 
 # pygnmi warns on every TLS connection with skip_verify, which is how twin's labs run.
 logging.getLogger("pygnmi").setLevel(logging.ERROR)
+
+
+CONFIG_ROOT = "/sonic-db:CONFIG_DB/localhost/"
 
 
 class SwitchClient:
@@ -49,7 +53,8 @@ class SwitchClient:
             response = self._gc.get(path=[path], encoding="json_ietf")
         except Exception as exc:
             raise GnmiError(f"{self.name}: Get {path} failed: {exc}") from None
-        updates = response["notification"][0].get("update") or []
+        notifications = response.get("notification") or []  # none when a table has no entries
+        updates = notifications[0].get("update") or [] if notifications else []
         return updates[0]["val"] if updates else None
 
     def table(self, db: str, table: str) -> dict[str, Any]:
@@ -58,7 +63,7 @@ class SwitchClient:
 
     def replace_config(self, config: dict[str, Any]) -> None:
         try:
-            self._gc.set(replace=[("/sonic-db:CONFIG_DB/localhost/", config)], encoding="json_ietf")
+            self._gc.set(replace=[(CONFIG_ROOT, config)], encoding="json_ietf")
         except Exception as exc:
             raise GnmiError(f"{self.name}: Set (replace CONFIG_DB) rejected: {exc}") from None
 
@@ -72,9 +77,17 @@ class SwitchClient:
             raise GnmiError(f"{node} has no gNMI agent (only switches have one)")
         return cls(node, target)
 
-    def update(self, path: str, value: dict[str, Any]) -> None:
-        """Merge `value` into the object at `path` (gNMI Set update)."""
+    def set_field(self, table: str, key: str, field: str, value: str) -> None:
+        """Set one CONFIG_DB field, as SONiC's gNMI takes it: a JSON Patch `add` of that field
+        (a key holding `/` travels as `~1`, JSON Pointer's escape, which sonic-gnmi decodes)."""
+        path = f"{CONFIG_ROOT}{table}/{pointer_token(key)}/{field}"
         try:
-            self._gc.set(update=[(path, value)], encoding="json_ietf")
+            # pygnmi sends a str as it is: json_ietf_val must hold the JSON string, quotes and all
+            self._gc.set(update=[(path, json.dumps(value))], encoding="json_ietf")
         except Exception as exc:
             raise GnmiError(f"{self.name}: Set (update {path}) rejected: {exc}") from None
+
+
+def pointer_token(key: str) -> str:
+    """A CONFIG_DB key as one path element of a Set: `~` and `/` escaped as JSON Pointer does."""
+    return key.replace("~", "~0").replace("/", "~1")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
+from ipaddress import ip_address
 from typing import Any
 
 from twin.checks.base import Check, Outputs
@@ -20,9 +21,19 @@ def as_bgp_summary(neigh_state: dict[str, Any]) -> dict[str, Any]:
     return {"ipv4Unicast": {"peers": {ip: {"state": row.get("state")} for ip, row in neigh_state.items()}}}
 
 
+def host_prefix(key: str) -> str:
+    """A ROUTE_TABLE key with its length: fpmsyncd writes host routes without one (libnl's
+    nl_addr2str drops a full-length mask: `10.1.4.2`)."""
+    try:
+        address = ip_address(key)
+    except ValueError:
+        return key
+    return f"{key}/{address.max_prefixlen}"
+
+
 def as_fib(route_table: dict[str, Any]) -> list[dict[str, Any]]:
     """APPL_DB ROUTE_TABLE (BGP routes) in the shape of `ip -j route`."""
-    return [{"dst": prefix, "nexthops": [{"gateway": h} for h in row.get("nexthop", "").split(",") if h]}
+    return [{"dst": host_prefix(prefix), "nexthops": [{"gateway": h} for h in row.get("nexthop", "").split(",") if h]}
             for prefix, row in route_table.items() if row.get("protocol", "bgp") == "bgp"]
 
 

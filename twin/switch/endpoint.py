@@ -27,6 +27,7 @@ class Endpoint(SonicEndpoint):
     def __init__(self, name: str, rundir: Path, ports: list[str], daemon: ConfigDaemon) -> None:
         super().__init__(name=name, ports=ports, db=daemon.db)
         self.daemon, self.rundir = daemon, rundir
+        self.workdir = rundir
         self.path = rundir / "config_db.json"
         self.pending = rundir / "config_db.json.pending"
 

@@ -4,31 +4,25 @@ Both kinds are read and written through a switch's SONiC redis databases:
 `twin.switch.sonic_redis.SonicEndpoint` fronts a docker-sonic-vs container (SONiC's own daemons
 program it), and `twin.switch.endpoint.Endpoint` is the same front over twin's own switch, whose
 config daemons (twin.switch.cfgmgr) program FRR and the kernel. The agent is typed against this
-protocol only, so both serve the same gNMI paths with the same Set semantics.
+protocol only, so both serve the same gNMI paths with the same Set semantics
+(twin.switch.sonic_gnmi).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Set
-from typing import Any, Protocol
+import threading
+from collections.abc import Set
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from twin.switch.configdb import ConfigDb
+
+if TYPE_CHECKING:
+    from twin.switch.sonic_redis import SonicRedis
 
 
 class SetRejected(Exception):
     """A Set that cannot be applied; nothing was changed."""
-
-
-Table = dict[str, Any]  # key -> fields (COUNTERS_PORT_NAME_MAP is one flat hash: port -> oid)
-StateReaders = dict[str, dict[str, Callable[[], Table]]]  # DB -> table -> reader (read at request time)
-
-
-class StateSource(Protocol):
-    """A switch's live state databases (APPL_DB, STATE_DB, COUNTERS_DB)."""
-
-    def tables(self) -> StateReaders:
-        """DB -> table -> a reader returning `{key: {field: value}}` (flat hashes: `{field: value}`)."""
-        ...
 
 
 class SwitchEndpoint(Protocol):
@@ -45,8 +39,18 @@ class SwitchEndpoint(Protocol):
         ...
 
     @property
-    def state(self) -> StateSource:
-        """The live state the agent serves from APPL_DB, STATE_DB and COUNTERS_DB."""
+    def db(self) -> SonicRedis:
+        """The switch's SONiC databases, which gNMI reads live."""
+        ...
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while a commit reads, judges and writes CONFIG_DB, so commits never interleave."""
+        ...
+
+    @property
+    def workdir(self) -> Path | None:
+        """Where the gNMI server keeps its work files (gcu.patch), as sonic-gnmi's GNMI_WORK_PATH."""
         ...
 
     def config(self) -> ConfigDb:

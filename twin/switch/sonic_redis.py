@@ -22,7 +22,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from ipaddress import ip_address
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,7 @@ from redis.typing import EncodableT, FieldT
 
 from twin.switch import configdb
 from twin.switch.configdb import GENERATED_TABLES, ConfigDb
-from twin.switch.endpoint_protocol import SetRejected, StateReaders, Table
+from twin.switch.endpoint_protocol import SetRejected
 
 
 @dataclass(frozen=True)
@@ -161,16 +160,6 @@ def config_write(old: ConfigDb, new: ConfigDb) -> ConfigWrite:
     return out
 
 
-def host_prefix(key: str) -> str:
-    """A ROUTE_TABLE key as a prefix with its length: fpmsyncd writes host routes without one
-    (libnl's nl_addr2str drops a full-length mask: `10.1.4.2`), twin's switch writes `10.1.4.2/32`."""
-    try:
-        address = ip_address(key)
-    except ValueError:
-        return key
-    return f"{key}/{address.max_prefixlen}"
-
-
 def _glob_escape(text: str) -> str:
     """`text` as a literal in a redis SCAN MATCH pattern."""
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)
@@ -273,68 +262,6 @@ class SonicRedis:
 
 # -- the switch, as the gNMI agent sees it -----------------------------------------------------
 
-def _port_status(state: Mapping[str, str], appl: Mapping[str, str]) -> dict[str, str]:
-    """A STATE_DB PORT_TABLE entry with `oper_status` and `admin_status`, as twin's switch serves.
-
-    portsyncd writes `netdev_oper_status` to STATE_DB; portsorch writes `oper_status` and
-    `admin_status` to APPL_DB PORT_TABLE. Fields STATE_DB has are kept as they are."""
-    out = dict(state)
-    oper = appl.get("oper_status") or state.get("netdev_oper_status")
-    if oper and "oper_status" not in out:
-        out["oper_status"] = oper
-    if appl.get("admin_status") and "admin_status" not in out:
-        out["admin_status"] = appl["admin_status"]
-    return out
-
-
-class SonicState:
-    """The live state a SONiC switch keeps in redis, read at request time (no cache).
-
-    The tables and key formats SONiC's daemons write (and twin.switch.producers):
-    NEIGH_STATE_TABLE key = peer address (bgpmon),
-    BFD_SESSION_TABLE key = `vrf|interface|peer`, ROUTE_TABLE key = prefix with length
-    (fpmsyncd), COUNTERS keys = `oid:0x...` named by COUNTERS_PORT_NAME_MAP (syncd, flex counters).
-    """
-
-    def __init__(self, db: SonicRedis) -> None:
-        self.db = db
-
-    def neigh_state(self) -> Table:
-        """STATE_DB NEIGH_STATE_TABLE: `{peer: {state, peerType}}`, written by bgpmon."""
-        return self.db.table("STATE_DB", "NEIGH_STATE_TABLE")
-
-    def bfd_sessions(self) -> Table:
-        """STATE_DB BFD_SESSION_TABLE: `{vrf|interface|peer: {state, local_addr, ...}}`; `{}` without BFD."""
-        return self.db.table("STATE_DB", "BFD_SESSION_TABLE")
-
-    def port_table(self) -> Table:
-        """STATE_DB PORT_TABLE, each port with oper_status and admin_status (see `_port_status`)."""
-        appl = self.db.table("APPL_DB", "PORT_TABLE")
-        return {port: _port_status(fields, appl.get(port, {}))
-                for port, fields in self.db.table("STATE_DB", "PORT_TABLE").items()}
-
-    def route_table(self) -> Table:
-        """APPL_DB ROUTE_TABLE: `{prefix: {nexthop, ifname, ...}}`, ECMP as comma-separated lists."""
-        return {host_prefix(key): fields for key, fields in self.db.table("APPL_DB", "ROUTE_TABLE").items()}
-
-    def counters_name_map(self) -> Table:
-        """COUNTERS_DB COUNTERS_PORT_NAME_MAP, a flat hash: `{port: oid}`."""
-        return self.db.table("COUNTERS_DB", "COUNTERS_PORT_NAME_MAP")
-
-    def counters(self) -> Table:
-        """COUNTERS_DB COUNTERS: `{oid: {SAI_PORT_STAT_*: value}}`."""
-        return self.db.table("COUNTERS_DB", "COUNTERS")
-
-    def tables(self) -> StateReaders:
-        """DB -> table -> reader, the same names twin's embedded switch serves."""
-        return {
-            "STATE_DB": {"NEIGH_STATE_TABLE": self.neigh_state, "BFD_SESSION_TABLE": self.bfd_sessions,
-                         "PORT_TABLE": self.port_table},
-            "APPL_DB": {"ROUTE_TABLE": self.route_table},
-            "COUNTERS_DB": {"COUNTERS_PORT_NAME_MAP": self.counters_name_map, "COUNTERS": self.counters},
-        }
-
-
 def with_sonic_tables(new: ConfigDb, current: ConfigDb) -> ConfigDb:
     """`new` plus the tables of `current` that twin does not model and `new` leaves out.
 
@@ -350,14 +277,14 @@ class SonicEndpoint:
     """A docker-sonic-vs switch as the gNMI agent sees it, over the container's redis.
 
     Satisfies `twin.switch.endpoint_protocol.SwitchEndpoint`, like twin's embedded `Endpoint`:
-    the same CONFIG_DB paths, the same validation, the same state tables."""
+    the same CONFIG_DB paths, the same validation, the same databases."""
 
     def __init__(self, name: str, ports: Iterable[str], db: SonicRedis) -> None:
         self.name = name
         self.ports = set(ports)
         self.db = db
-        self.state = SonicState(db)
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()
+        self.workdir: Path | None = None  # the gNMI work files stay out of a SONiC container
 
     @classmethod
     def from_settings(cls, sw: Mapping[str, Any]) -> SonicEndpoint:

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from twin.switch.endpoint_protocol import Table
 from twin.switch.producers import bfd_rows
+
+Table = dict[str, Any]  # key -> fields
 
 
 @dataclass(frozen=True)
