@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from twin.gnmi.push import with_sonic_tables
 from twin.switch.configdb import ConfigDb
 from twin.switch.sonic_redis import (
     DATABASES,
@@ -16,7 +17,6 @@ from twin.switch.sonic_redis import (
     redis_key,
     split_key,
     typed_to_raw,
-    with_sonic_tables,
 )
 
 # -- databases ---------------------------------------------------------------------------------

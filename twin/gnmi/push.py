@@ -17,6 +17,7 @@ from twin.plan.models import Plan
 from twin.render.config_db import node_config_db
 from twin.runtime.state import LabState
 from twin.switch.agent_process import gnmi_target
+from twin.switch.configdb import GENERATED_TABLES
 
 
 class PushResult(BaseModel):
@@ -34,6 +35,16 @@ def diff_keys(old: dict[str, Any], new: dict[str, Any]) -> tuple[list[str], list
 
     a, b = flat(old), flat(new)
     return (sorted(set(b) - set(a)), sorted(set(a) - set(b)), sorted(k for k in set(a) & set(b) if a[k] != b[k]))
+
+
+def with_sonic_tables(new: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """`new` plus the tables of the running config that twin does not render and `new` leaves out.
+
+    A SONiC switch's CONFIG_DB holds SONiC's own tables (FEATURE, FLEX_COUNTER_TABLE, ...) next to
+    the ones twin renders; a config replace on SONiC removes whatever the new config lacks, so a
+    push carries them over."""
+    kept = {t: rows for t, rows in current.items() if t not in GENERATED_TABLES and t not in new}
+    return {**kept, **new}
 
 
 def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[str, dict[str, Any] | str]:
@@ -70,6 +81,7 @@ def push(state: LabState, plan: Plan, configs: Path | None, tick: Callable[[Push
         try:
             with SwitchClient(switch, target) as sw:
                 current = sw.get("/sonic-db:CONFIG_DB/localhost/") or {}
+                config = with_sonic_tables(config, current)
                 added, removed, changed = diff_keys(current, config)
                 if added or removed or changed:
                     sw.replace_config(config)

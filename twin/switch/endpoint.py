@@ -31,11 +31,7 @@ class Endpoint(SonicEndpoint):
         self.path = rundir / "config_db.json"
         self.pending = rundir / "config_db.json.pending"
 
-    def _merged(self, new: ConfigDb, current: ConfigDb) -> ConfigDb:
-        """Every table of twin's switch is twin's: a commit makes CONFIG_DB exactly `new`."""
-        return new
-
-    def _problems(self, new: ConfigDb, current: ConfigDb) -> list[str]:
+    def _problems(self, new: ConfigDb) -> list[str]:
         errors = configdb.validate(new)
         return errors or self._missing_ports(new)
 

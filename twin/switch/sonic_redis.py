@@ -262,17 +262,6 @@ class SonicRedis:
 
 # -- the switch, as the gNMI agent sees it -----------------------------------------------------
 
-def with_sonic_tables(new: ConfigDb, current: ConfigDb) -> ConfigDb:
-    """`new` plus the tables of `current` that twin does not model and `new` leaves out.
-
-    A SONiC switch's CONFIG_DB holds SONiC's own tables (FEATURE, FLEX_COUNTER_TABLE, ACL_TABLE,
-    ...) next to the ones twin renders; a Set (even a replace of the whole CONFIG_DB) keeps them."""
-    if not isinstance(new, dict):
-        return new
-    kept = {t: rows for t, rows in current.items() if t not in GENERATED_TABLES and t not in new}
-    return {**kept, **new}
-
-
 class SonicEndpoint:
     """A docker-sonic-vs switch as the gNMI agent sees it, over the container's redis.
 
@@ -299,25 +288,18 @@ class SonicEndpoint:
         return self.db.get_config()
 
     def validate(self, new: ConfigDb) -> list[str]:
-        """Every reason `new` cannot be committed, judged against CONFIG_DB as it is now."""
-        current = self.config()
-        return self._problems(self._merged(new, current), current)
+        """Every reason `new` cannot be committed (twin's checks; GCU's YANG step comes before)."""
+        return self._problems(new)
 
     def commit(self, new: ConfigDb) -> None:
-        """Validate `new` whole, then write its difference from CONFIG_DB in one transaction.
+        """Make CONFIG_DB exactly `new`: judged, then its difference written in one transaction.
 
         SetRejected (nothing written) when it is invalid. The switch's daemons apply the change."""
         with self.lock:
-            current = self.config()
-            merged = self._merged(new, current)
-            errors = self._problems(merged, current)
+            errors = self._problems(new)
             if errors:
                 raise SetRejected("; ".join(errors))
-            self._write(current, merged)
-
-    def _merged(self, new: ConfigDb, current: ConfigDb) -> ConfigDb:
-        """What CONFIG_DB is to hold after a commit of `new`: SONiC's own tables stay."""
-        return with_sonic_tables(new, current)
+            self._write(self.config(), new)
 
     def _write(self, current: ConfigDb, new: ConfigDb) -> None:
         """Write the change to CONFIG_DB; SONiC's daemons program the switch from there."""
@@ -327,17 +309,12 @@ class SonicEndpoint:
         """Nothing to recover: a commit is one MULTI/EXEC, which redis applies whole or not at
         all, so a crash of the agent cannot leave CONFIG_DB half-written."""
 
-    def _problems(self, new: ConfigDb, current: ConfigDb) -> list[str]:
-        """twin's validation of the tables it models; SONiC's own tables may only stay unchanged."""
+    def _problems(self, new: ConfigDb) -> list[str]:
+        """twin's checks of the tables it renders (SONiC's own daemons judge the rest)."""
         if not isinstance(new, dict):
             return configdb.validate(new)
-        sonic_own = {t for t in new if t not in GENERATED_TABLES and t in current}
-        errors = configdb.validate({t: rows for t, rows in new.items() if t not in sonic_own})
-        if not errors:
-            errors = self._missing_ports(new)
-        changed = sorted(t for t in sonic_own if new[t] != current[t])
-        return [f"{t}: SONiC's own table, which twin does not model: a Set keeps it as it is and cannot change it"
-                for t in changed] + errors
+        errors = configdb.validate({t: rows for t, rows in new.items() if t in GENERATED_TABLES})
+        return errors or self._missing_ports(new)
 
     def _missing_ports(self, new: ConfigDb) -> list[str]:
         """The PORT entries naming ports this switch does not have (as Endpoint reports them)."""

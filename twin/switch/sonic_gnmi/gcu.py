@@ -77,7 +77,8 @@ class Gcu:
             try:
                 target: ConfigDb = jsonpatch.apply_patch(current, patch)
             except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
-                raise unknown(f"Failed to apply patch: {exc}") from None
+                # jsonpatch names the whole document a pointer missed: keep the first words
+                raise unknown(f"Failed to apply patch: {str(exc).split(' in {')[0]}") from None
             if not isinstance(target, dict):
                 raise unknown("Failed to apply patch: the result is not a config (a JSON object of tables)")
             self._check(patch, target)
