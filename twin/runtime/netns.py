@@ -40,11 +40,9 @@ from twin.switch import redis_server
 from twin.switch.cfgmgr import PROGRAMMED
 from twin.switch.configdb import ConfigDb
 from twin.switch.frr_daemons import (
-    daemon_command,
     daemon_env,
     parse_daemons_file,
-    runtime_lines,
-    split_supported,
+    start_frr,
     switch_daemons,
     vtysh,
 )
@@ -335,23 +333,11 @@ class NetnsRuntime:
             daemons = parse_daemons_file(node.daemons.read_text()) if node.daemons else ["zebra", "bgpd"]
             ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces]
                      + mgmt_lines, netns=ns)
-        conf_path = rundir / "frr.conf"
-        # Session and route events with microsecond timestamps for drills: FRR 8.4 applies
-        # `log timestamp precision` to configured log files only, not to the --log targets.
-        conf_path.write_text(conf + "\n".join(runtime_lines(rundir)) + "\n")
-        start, skipped = split_supported(daemons)
-        warnings += [f"{node.name}: {w}" for w in skipped]
-        for d in start:
-            self._start_daemon(lab, node, daemon_command(d, ns, rundir))
-            if d == "zebra":
-                # Clients that find no zserv socket retry only seconds later: wait for zebra first.
-                _wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])
-        _wait_for_sockets(rundir, start)
-        proc = run(vtysh(rundir, "-f", str(conf_path)), check=False, timeout=120)
-        if proc.returncode != 0:
-            raise RuntimeBackendError(f"{node.name}: FRR rejected {conf_path}: "
-                                      f"{(proc.stdout + proc.stderr).strip()[-800:]}")
-        return warnings
+        try:
+            skipped = start_frr(rundir, ns, daemons, conf, lambda argv: self._start_daemon(lab, node, argv))
+        except RuntimeBackendError as exc:
+            raise RuntimeBackendError(f"{node.name}: {exc}") from None
+        return warnings + [f"{node.name}: {w}" for w in skipped]
 
 
 def _preflight() -> None:
@@ -364,19 +350,6 @@ def _preflight() -> None:
 
 def _sysctl(ns: str, values: dict[str, str]) -> None:
     run(in_netns(ns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
-
-
-def _wait_for_sockets(rundir: Path, daemons: list[str], timeout: float = 20, files: Sequence[str] = ()) -> None:
-    deadline = time.monotonic() + timeout
-    missing = daemons
-    wanted = [f"{d}.vty" for d in daemons] + list(files)
-    while time.monotonic() < deadline:
-        missing = [f for f in wanted if not (rundir / f).exists()]
-        if not missing:
-            return
-        time.sleep(0.02)
-    raise RuntimeBackendError(f"FRR daemons did not start in {rundir}: {', '.join(missing)} "
-                              f"(see {rundir}/*.log)")
 
 
 def _parallel(nodes: list[NodePlan], fn: Callable[[NodePlan], list[str]],

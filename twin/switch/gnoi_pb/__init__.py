@@ -1,0 +1,1 @@
+"""gNOI's Python modules (generated; see README.md here): `gnoi.system` and what it imports."""
