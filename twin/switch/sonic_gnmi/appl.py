@@ -26,11 +26,11 @@ from twin.switch.sonic_gnmi.status import unknown
 APPL_DB_ID = 0
 
 
-def db_entry(value: dict[str, Any]) -> dict[str, str]:
-    """ConvertDbEntry: strings kept, lists as `name@` comma-joined, other values dropped."""
-    out: dict[str, str] = {}
+def db_entry(value: dict[str, Any]) -> dict[str, str | bytes]:
+    """ConvertDbEntry: strings (and a proto's bytes) kept, lists as `name@` comma-joined, other values dropped."""
+    out: dict[str, str | bytes] = {}
     for name, item in value.items():
-        if isinstance(item, str):
+        if isinstance(item, str | bytes):
             out[name] = item
         elif isinstance(item, list):
             out[name + "@"] = ",".join(x for x in item if isinstance(x, str))
@@ -44,7 +44,7 @@ class Producer:
         self.redis = client.db.client("APPL_DB")
         self.table = table
 
-    def set(self, key: str, fields: dict[str, str]) -> None:
+    def set(self, key: str, fields: dict[str, str | bytes]) -> None:
         pipe = self.redis.pipeline(transaction=True)
         pipe.sadd(f"{self.table}_KEY_SET", key)
         if fields:
@@ -68,7 +68,7 @@ def _value(val: gnmi_pb2.TypedValue, tp: TablePath) -> Any:
         except json.JSONDecodeError as exc:
             raise unknown(f"JSON unmarshalling error: {exc}") from None
     if tp.key:
-        return {"pb": val.proto_bytes.decode(errors="replace")}
+        return {"pb": bytes(val.proto_bytes)}
     raise unknown(f"No valid value: {tp}")
 
 
@@ -97,5 +97,10 @@ def set_db(client: NativeClient, delete: list[gnmi_pb2.Path], replace: list[gnmi
     """SetDB: deletes, then replaces, then updates, each as it comes."""
     for path in delete:
         _write(client, client.table_path(path), None)
-    for upd in [*replace, *update]:
+    for upd in replace:  # a replace without a value deletes (getDbtablePath: no value is opRemove)
+        if upd.HasField("val"):
+            _write(client, client.table_path(upd.path, for_read=False), upd.val)
+        else:
+            _write(client, client.table_path(upd.path), None)
+    for upd in update:
         _write(client, client.table_path(upd.path, for_read=False), upd.val)

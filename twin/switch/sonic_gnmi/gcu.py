@@ -69,9 +69,11 @@ class Gcu:
 
     # -- GCU's operations -----------------------------------------------------------------------
 
-    def apply_patch(self, patch: Patch) -> None:
-        """PatchApplier.apply: the patch on the running config, judged whole, then committed."""
-        self._write(PATCH_FILE, patch_text(patch))
+    def apply_patch(self, patch: Patch, record: bool = True) -> None:
+        """PatchApplier.apply: the patch on the running config, judged whole, then committed.
+        `record`: sonic-gnmi writes the patch of an incremental Set to gcu.patch first."""
+        if record:
+            self._write(PATCH_FILE, patch_text(patch))
         with self.endpoint.lock:
             current = self.endpoint.config()
             try:
@@ -89,7 +91,7 @@ class Gcu:
         if not isinstance(config, dict):
             raise unknown("Failed to replace config: the target config is not a JSON object of tables")
         current = self.endpoint.config()
-        self.apply_patch(list(jsonpatch.make_patch(current, config)))
+        self.apply_patch(list(jsonpatch.make_patch(current, config)), record=False)
 
     def validate_full(self, config: Any) -> None:
         """SetFullConfig: the config is staged in the work directory and validated with YANG only;

@@ -139,8 +139,8 @@ class NativeClient:
                     if "pb" not in raw:
                         raise unknown(f"No proto bytes found in redis {raw}")
                     out["pb"] = raw["pb"]
-                else:
-                    out.update(typed_fields(raw))
+                elif self.encoding == gnmi_pb2.Encoding.JSON_IETF:
+                    out.update(typed_fields(raw))  # any other encoding reads nothing: "No valid entry"
             else:
                 out[name.partition(tp.separator)[2]] = typed_fields(raw)
         return out
@@ -263,7 +263,12 @@ class _Worker:
             interval = 0.0
             if self.sub.mode == gnmi_pb2.SubscriptionMode.SAMPLE:
                 interval = _sample_interval(self.sub.sample_interval)
-            tp = table_path(self.client.target, self.client.prefix, self.sub.path)
+            try:
+                tp = self.client.table_path(self.sub.path)
+            except GnmiStatus as exc:
+                on_change = self.sub.mode == gnmi_pb2.SubscriptionMode.ON_CHANGE
+                raise GnmiStatus(exc.code, ("streamOnChangeSubscription error:  " if on_change else "")
+                                 + exc.message) from None
             if tp.field:
                 self._field(tp, interval)
             else:
