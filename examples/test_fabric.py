@@ -17,7 +17,8 @@ def test_every_session_is_established(twin_lab: Any) -> None:
 def test_leaf1_has_full_ecmp_over_gnmi(twin_lab: Any, gnmi: Any) -> None:
     spines = len(twin_lab.plan.by_role("spine"))
     other = next(n for n in twin_lab.plan.by_role("leaf") if n.name != "leaf1")
-    reply = gnmi("leaf1").get(path=[f"/sonic-db:APPL_DB/localhost/ROUTE_TABLE[key={other.loopback}/32]"],
+    # fpmsyncd keys a host route by its bare address, as on SONiC
+    reply = gnmi("leaf1").get(path=[f"/sonic-db:APPL_DB/localhost/ROUTE_TABLE/{other.loopback}"],
                               encoding="json_ietf")
     route = reply["notification"][0]["update"][0]["val"]
     assert len(route["nexthop"].split(",")) == spines
