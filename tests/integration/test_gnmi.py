@@ -246,12 +246,17 @@ def test_subscribe_stream_sample(lab: dict[str, Any]) -> None:
     """SAMPLE at sonic-gnmi's minimum, 1 s; below it the stream ends with "invalid interval"."""
     got: list[float] = []
     with client(lab, "spine2") as gc:
-        too_fast = gc.subscribe_stream(subscribe={
-            "subscription": [{"path": "/sonic-db:STATE_DB/localhost/PORT_TABLE/Ethernet0/netdev_oper_status",
-                              "mode": "sample", "sample_interval": 200_000_000}],
-            "mode": "stream", "encoding": "json_ietf"})
+        from pygnmi.create_gnmi_path import gnmi_path_generator
+        from pygnmi.spec.v080 import gnmi_pb2
+
+        # pygnmi's stream iterator swallows a stream's error: send this one through the stub
+        too_fast = gnmi_pb2.SubscribeRequest(subscribe=gnmi_pb2.SubscriptionList(mode=gnmi_pb2.SubscriptionList.STREAM,
+            subscription=[gnmi_pb2.Subscription(
+                path=gnmi_path_generator("/sonic-db:STATE_DB/localhost/PORT_TABLE/Ethernet0/netdev_oper_status"),
+                mode=gnmi_pb2.SubscriptionMode.SAMPLE, sample_interval=200_000_000)]))
+        meta = [("username", "admin"), ("password", "YourPaSsWoRd")]
         with pytest.raises(Exception, match="invalid interval: 200ms"):
-            for _ in too_fast:
+            for _ in gc._gNMIclient__stub.Subscribe(iter([too_fast]), metadata=meta, timeout=10):
                 pass
         stream = gc.subscribe_stream(subscribe={
             "subscription": [{"path": "/sonic-db:STATE_DB/localhost/PORT_TABLE/Ethernet0/netdev_oper_status",
