@@ -10,9 +10,9 @@
   refused. Failures are UNKNOWN, as sonic-gnmi returns plain errors.
 - Subscribe: client_subscribe.go's routing (no origin and no target: UNIMPLEMENTED "Empty target
   data not supported"), then ONCE, POLL or STREAM (sonic_gnmi.stream).
-- Authentication after routing, as server.go does it: gRPC metadata `username` and `password`
-  (basicAuth.go: missing ones are UNAUTHENTICATED, an unknown user UNAUTHENTICATED, a wrong
-  password PERMISSION_DENIED "Invalid Password").
+- Authentication after routing, as server.go does it: gRPC metadata `username` and `password`;
+  any failure is UNAUTHENTICATED "Unauthenticated" (authenticate drops basicAuth.go's own codes,
+  such as PERMISSION_DENIED "Invalid Password", when password is the only method enabled).
 - Capabilities: the models (SONiC's YANG modules, then sonic-db), JSON, JSON_IETF and PROTO,
   gNMI 0.7.0 and the SupportedBundleVersions extension (id 701).
 """
@@ -74,23 +74,24 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
     # -- authentication -----------------------------------------------------------------------
 
     def authenticate(self, context: grpc.ServicerContext) -> None:
-        """basicAuth.go BasicAuthenAndAuthor."""
+        """server.go authenticate with password auth: BasicAuthenAndAuthor's own errors (missing
+        username or password, unknown user, "Invalid Password") are dropped, and every failure is
+        UNAUTHENTICATED "Unauthenticated"."""
         meta: dict[str, Any] = {}
         for key, value in context.invocation_metadata():
             meta.setdefault(key, value)
-        if "username" not in meta:
-            _abort(context, GnmiStatus(grpc.StatusCode.UNAUTHENTICATED, "No Username Provided"))
-        if "password" not in meta:
-            _abort(context, GnmiStatus(grpc.StatusCode.UNAUTHENTICATED, "No Password Provided"))
-        if meta["username"] != self.username:
-            _abort(context, GnmiStatus(grpc.StatusCode.UNAUTHENTICATED, ""))
-        if meta["password"] != self.password:
-            _abort(context, GnmiStatus(grpc.StatusCode.PERMISSION_DENIED, "Invalid Password"))
+        if meta.get("username") != self.username or meta.get("password") != self.password:
+            _abort(context, GnmiStatus(grpc.StatusCode.UNAUTHENTICATED, "Unauthenticated"))
+
+    def _translib(self, context: grpc.ServicerContext) -> NoReturn:
+        """Where sonic-gnmi makes a translib client (which authenticates first): twin has none."""
+        self.authenticate(context)
+        raise GnmiStatus(grpc.StatusCode.UNIMPLEMENTED, NO_TRANSLIB)
 
     # -- routing ------------------------------------------------------------------------------
 
     def _data_client(self, prefix: gnmi_pb2.Path | None, paths: list[gnmi_pb2.Path], encoding: int,
-                     for_get: bool) -> DataClient:
+                     for_get: bool, context: grpc.ServicerContext) -> DataClient:
         """Get's routing in server.go: legacy target, native origin, else translib."""
         target = prefix.target if prefix is not None else ""
         if target in NOT_EMULATED_TARGETS:
@@ -104,7 +105,7 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
                 raise not_found(exc) from None
             return legacy
         if path_origin(prefix, paths) != ORIGIN:
-            raise GnmiStatus(grpc.StatusCode.UNIMPLEMENTED, NO_TRANSLIB)
+            self._translib(context)
         try:
             return NativeClient(self.ep.db, prefix, paths, encoding)
         except GnmiStatus as exc:
@@ -132,7 +133,7 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
                 raise GnmiStatus(grpc.StatusCode.UNIMPLEMENTED, "unsupported encoding: "
                                  + gnmi_pb2.Encoding.Name(request.encoding))
             prefix = request.prefix if request.HasField("prefix") else None
-            client = self._data_client(prefix, list(request.path), request.encoding, for_get=True)
+            client = self._data_client(prefix, list(request.path), request.encoding, True, context)
             self.authenticate(context)
             try:
                 notifications = client.get()
@@ -149,7 +150,7 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         paths = [*request.delete, *(u.path for u in request.replace), *(u.path for u in request.update)]
         try:
             if path_origin(prefix, paths) != ORIGIN:
-                raise GnmiStatus(grpc.StatusCode.UNIMPLEMENTED, NO_TRANSLIB)
+                self._translib(context)
             try:
                 client = NativeClient(self.ep.db, prefix, paths)
             except GnmiStatus as exc:
