@@ -58,7 +58,9 @@ def test_get_config_state_routes_counters(lab: dict[str, Any]) -> None:
         route = gc.get(path=["/sonic-db:APPL_DB/localhost/ROUTE_TABLE/10.1.4.2"], encoding="json_ietf")
         hops = route["notification"][0]["update"][0]["val"]
         assert len(hops["nexthop"].split(",")) == 2 and len(hops["ifname"].split(",")) == 2
-        subnet = gc.get(path=["/sonic-db:APPL_DB/localhost/ROUTE_TABLE[key=10.2.0.4/31]"], encoding="json_ietf")
+        table = gc.get(path=["/sonic-db:APPL_DB/localhost/ROUTE_TABLE"], encoding="json_ietf")
+        key = next(k for k in table["notification"][0]["update"][0]["val"] if k.startswith("10.2."))
+        subnet = gc.get(path=[f"/sonic-db:APPL_DB/localhost/ROUTE_TABLE[key={key}]"], encoding="json_ietf")
         assert subnet["notification"][0]["update"][0]["val"]["protocol"] == "bgp"
         ports = gc.get(prefix="", target="APPL_DB", path=["PORT_TABLE"], encoding="json_ietf")
         assert ports["notification"][0]["update"][0]["val"]["Ethernet128"]["oper_status"] == "up"

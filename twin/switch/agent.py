@@ -25,8 +25,10 @@ from twin.switch import sshd
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint import Endpoint
 from twin.switch.endpoint_protocol import SwitchEndpoint
+from twin.switch.gnoi import add_system_servicer
 from twin.switch.netns_socket import in_netns
 from twin.switch.producers import SwitchProducers
+from twin.switch.reboot import SwitchReboot
 from twin.switch.redis_server import socket_path
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
 from twin.switch.sonic_redis import SonicEndpoint, SonicRedis
@@ -81,6 +83,8 @@ def serve(run_dir: Path) -> None:
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         servicer = SonicGnmiServicer(ep, settings["username"], settings["password"], yang)
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
+        reboot = SwitchReboot.from_settings(sw, own[0]) if own is not None else None
+        add_system_servicer(server, reboot, settings["username"], settings["password"])
         address = f"{sw['mgmt']}:{settings['port']}"
         bind = functools.partial(_add_port, server, address, creds)
         if sw.get("netns"):

@@ -173,7 +173,7 @@ class SonicRedis:
     def __init__(self, unix_socket: Path | None = None, host: str = "127.0.0.1", port: int = 6379,
                  timeout: float = 10) -> None:
         self.unix_socket, self.host, self.port, self.timeout = unix_socket, host, port, timeout
-        self._clients: dict[int, redis.Redis] = {}
+        self._clients: dict[tuple[int, bool], redis.Redis] = {}
         self._lock = threading.Lock()
 
     @property
@@ -181,18 +181,19 @@ class SonicRedis:
         """Where the redis is, for messages."""
         return f"unix:{self.unix_socket}" if self.unix_socket is not None else f"{self.host}:{self.port}"
 
-    def client(self, db: str) -> redis.Redis:
-        """A client (thread-safe, pooled) on database `db`; made once per database number."""
-        number = database(db).id
+    def client(self, db: str, decode: bool = True) -> redis.Redis:
+        """A client (thread-safe, pooled) on database `db`; made once per database number.
+        `decode=False`: values come back as bytes (a proto's `pb` field is binary)."""
+        key = (database(db).id, decode)
         with self._lock:
-            if number not in self._clients:
+            if key not in self._clients:
                 if self.unix_socket is not None:
-                    self._clients[number] = redis.Redis(unix_socket_path=str(self.unix_socket), db=number,
-                                                        decode_responses=True, socket_timeout=self.timeout)
+                    self._clients[key] = redis.Redis(unix_socket_path=str(self.unix_socket), db=key[0],
+                                                     decode_responses=decode, socket_timeout=self.timeout)
                 else:
-                    self._clients[number] = redis.Redis(host=self.host, port=self.port, db=number,
-                                                        decode_responses=True, socket_timeout=self.timeout)
-            return self._clients[number]
+                    self._clients[key] = redis.Redis(host=self.host, port=self.port, db=key[0],
+                                                     decode_responses=decode, socket_timeout=self.timeout)
+            return self._clients[key]
 
     def close(self) -> None:
         """Drop every connection."""

@@ -96,8 +96,11 @@ class NativeClient:
         return self.db.client(tp.db)
 
     def _hgetall(self, tp: TablePath, name: str) -> dict[str, str]:
-        raw = self._redis(tp).hgetall(name)
-        return dict(raw) if isinstance(raw, dict) else {}  # type: ignore[arg-type]
+        """A hash as text; read as bytes, so a binary `pb` field cannot fail the read."""
+        raw = self.db.client(tp.db, decode=False).hgetall(name)
+        if not isinstance(raw, dict):
+            return {}
+        return {_text_of(k): _text_of(v) for k, v in raw.items()}
 
     def _hget(self, tp: TablePath, name: str, field: str) -> str | None:
         value = self._redis(tp).hget(name, field)
@@ -136,9 +139,10 @@ class NativeClient:
                 out.setdefault(table, {})[key] = typed_fields(raw)
             elif (tp.key and not key_level) or name == tp.table:
                 if self.encoding == gnmi_pb2.Encoding.PROTO:
-                    if "pb" not in raw:
+                    pb = self.db.client(tp.db, decode=False).hget(name, "pb")
+                    if pb is None:
                         raise unknown(f"No proto bytes found in redis {raw}")
-                    out["pb"] = raw["pb"]
+                    out["pb"] = pb
                 elif self.encoding == gnmi_pb2.Encoding.JSON_IETF:
                     out.update(typed_fields(raw))  # any other encoding reads nothing: "No valid entry"
             else:
@@ -383,6 +387,10 @@ def _go_duration(ns: int) -> str:
     if ns < 1_000_000_000:
         return f"{ns / 1_000_000:g}ms"
     return f"{ns / 1e9:g}s"
+
+
+def _text_of(value: bytes | str) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else value
 
 
 def _glob(text: str) -> str:
