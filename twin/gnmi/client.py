@@ -17,8 +17,9 @@ from pygnmi.client import gNMIclient
 from twin.errors import GnmiError
 from twin.runtime.state import LabState
 
-# pygnmi warns on every TLS connection with skip_verify, which is how twin's labs run.
-logging.getLogger("pygnmi").setLevel(logging.ERROR)
+# pygnmi warns on every TLS connection with skip_verify, which is how twin's labs run, and logs
+# every refused request at CRITICAL.
+logging.getLogger("pygnmi").setLevel(logging.CRITICAL + 1)  # it logs every failed RPC; twin reports them
 
 
 CONFIG_ROOT = "/sonic-db:CONFIG_DB/localhost/"
@@ -58,7 +59,14 @@ class SwitchClient:
         return updates[0]["val"] if updates else None
 
     def table(self, db: str, table: str) -> dict[str, Any]:
-        value = self.get(f"/sonic-db:{db}/localhost/{table}")
+        """A table's entries; `{}` for a table with none, which SONiC's gNMI answers with
+        NOT_FOUND "Failed to find ..." (no key starts with the table's name)."""
+        try:
+            value = self.get(f"/sonic-db:{db}/localhost/{table}")
+        except GnmiError as exc:
+            if "Failed to find" in str(exc):
+                return {}
+            raise
         return value if isinstance(value, dict) else {}
 
     def replace_config(self, config: dict[str, Any]) -> None:
