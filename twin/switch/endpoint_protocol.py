@@ -57,10 +57,6 @@ class SwitchEndpoint(Protocol):
         """The committed CONFIG_DB as config_db.json (`{TABLE: {key: {field: value}}}`)."""
         ...
 
-    def validate(self, new: ConfigDb) -> list[str]:
-        """Every reason `new` cannot be committed; empty when it can."""
-        ...
-
     def commit(self, new: ConfigDb) -> None:
         """Make `new` the committed config whole, or raise SetRejected having changed nothing."""
         ...

@@ -288,10 +288,6 @@ class SonicEndpoint:
         """The switch's CONFIG_DB, read from redis now."""
         return self.db.get_config()
 
-    def validate(self, new: ConfigDb) -> list[str]:
-        """Every reason `new` cannot be committed (twin's checks; GCU's YANG step comes before)."""
-        return self._problems(new)
-
     def commit(self, new: ConfigDb) -> None:
         """Make CONFIG_DB exactly `new`: judged, then its difference written in one transaction.
 
