@@ -91,3 +91,32 @@ def running_lab(target: str | Path, prefix: str, *up_args: str, check_clean: boo
         twin("down", "--name", name, check=False)
         if check_clean:
             assert leftovers(name) == []
+
+
+@contextmanager
+def private_redis(where: Path, *options: str) -> Iterator[Path]:
+    """A redis-server of its own on a unix socket in `where` (no TCP, no persistence), with extra
+    `options` (e.g. "--notify-keyspace-events", "AKE"); yields the socket, stops it at the end."""
+    import shutil
+
+    import redis
+
+    sock = where / "redis.sock"
+    server = shutil.which("redis-server") or "/usr/bin/redis-server"
+    proc = subprocess.Popen([server, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
+                             "--save", "", "--appendonly", "no", "--dir", str(where), *options],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if redis.Redis(unix_socket_path=str(sock)).ping():
+                    break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError(f"redis-server did not come up on {sock}") from None
+                time.sleep(0.05)
+        yield sock
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -11,10 +11,7 @@ Each case names the sonic-gnmi test (gnmi_server/server_test.go) or code it mirr
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -22,14 +19,15 @@ from typing import Any, cast
 import grpc
 import pytest
 import redis
+from labtools import private_redis
 from pygnmi.spec.v080 import gnmi_pb2
 
-from twin.switch.sonic_gnmi.legacy import LegacyClient, go_duration, go_json
+from twin.switch.sonic_gnmi.golang import go_duration, go_json
+from twin.switch.sonic_gnmi.legacy import LegacyClient
 from twin.switch.sonic_gnmi.status import GnmiStatus
 from twin.switch.sonic_gnmi.stream import Fatal, Sink
 from twin.switch.sonic_redis import SonicRedis
 
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 pytestmark = pytest.mark.needs_redis
 
 APPL_DB, COUNTERS_DB, CONFIG_DB, STATE_DB = 0, 2, 4, 6
@@ -77,26 +75,8 @@ SWITCH: dict[int, dict[str, dict[str, str]]] = {
 @pytest.fixture(scope="module")
 def socket_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A private redis-server with keyspace notifications, as SONiC's database container runs it."""
-    where = tmp_path_factory.mktemp("redis")
-    sock = where / "redis.sock"
-    proc = subprocess.Popen([REDIS_SERVER, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
-                             "--save", "", "--appendonly", "no", "--notify-keyspace-events", "AKE",
-                             "--daemonize", "no", "--dir", str(where)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                if redis.Redis(unix_socket_path=str(sock)).ping():
-                    break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"redis-server did not come up on {sock}") from None
-                time.sleep(0.05)
+    with private_redis(tmp_path_factory.mktemp("redis"), "--notify-keyspace-events", "AKE") as sock:
         yield sock
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def raw(sock: Path, db: int) -> redis.Redis:

@@ -9,9 +9,6 @@ assertions read redis directly, by SONiC's raw key names.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import time
 from collections.abc import Iterator
 from concurrent import futures
 from pathlib import Path
@@ -20,6 +17,7 @@ from typing import Any
 import grpc
 import pytest
 import redis
+from labtools import private_redis
 from pygnmi.client import gNMIclient, gNMIException
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
@@ -31,7 +29,6 @@ from twin.switch.sonic_gnmi.server import SonicGnmiServicer
 from twin.switch.sonic_redis import SonicEndpoint, SonicRedis
 from twin.switch.yang_check import YangCheck
 
-REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 pytestmark = pytest.mark.needs_redis  # skipped with the reason by the conftest when redis-server is absent
 
 APPL_DB, COUNTERS_DB, CONFIG_DB, STATE_DB = 0, 2, 4, 6  # SONiC's database_config.json
@@ -55,25 +52,8 @@ SONIC_OWN: ConfigDb = {
 @pytest.fixture(scope="module")
 def socket_path(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A private redis-server on a unix socket (no TCP, no persistence), stopped at the end."""
-    where = tmp_path_factory.mktemp("redis")
-    sock = where / "redis.sock"
-    proc = subprocess.Popen([REDIS_SERVER, "--port", "0", "--unixsocket", str(sock), "--unixsocketperm", "700",
-                             "--save", "", "--appendonly", "no", "--databases", "16", "--dir", str(where)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                if redis.Redis(unix_socket_path=str(sock)).ping():
-                    break
-            except redis.ConnectionError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"redis-server did not come up on {sock}") from None
-                time.sleep(0.05)
+    with private_redis(tmp_path_factory.mktemp("redis"), "--databases", "16") as sock:
         yield sock
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def raw(sock: Path, db: int) -> redis.Redis:

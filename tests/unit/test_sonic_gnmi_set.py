@@ -14,7 +14,8 @@ from pygnmi.create_gnmi_path import gnmi_path_generator
 from pygnmi.spec.v080 import gnmi_pb2
 
 from twin.switch.sonic_gnmi.gcu import _first_token, _supplemental_errors
-from twin.switch.sonic_gnmi.native import go_json, typed_fields, typed_value
+from twin.switch.sonic_gnmi.golang import go_json
+from twin.switch.sonic_gnmi.native import typed_fields, typed_value
 from twin.switch.sonic_gnmi.patch import Checkpoint, set_plan
 from twin.switch.sonic_gnmi.paths import json_pointer, not_found, parse_database, path_origin, table_path
 from twin.switch.sonic_gnmi.status import GnmiStatus

@@ -160,7 +160,7 @@ def config_write(old: ConfigDb, new: ConfigDb) -> ConfigWrite:
     return out
 
 
-def _glob_escape(text: str) -> str:
+def glob_escape(text: str) -> str:
     """`text` as a literal in a redis SCAN MATCH pattern."""
     return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
@@ -255,7 +255,7 @@ class SonicRedis:
         `TABLE_KEY_SET` sets are not entries."""
         client = self.client(db)
         prefix = table + database(db).separator
-        names = sorted(client.scan_iter(match=_glob_escape(prefix) + "*", count=1000))
+        names = sorted(client.scan_iter(match=glob_escape(prefix) + "*", count=1000))
         if not names:
             return dict(self._hashes(client, [table])[0])
         return {name[len(prefix):]: raw for name, raw in zip(names, self._hashes(client, names), strict=True) if raw}

@@ -31,7 +31,6 @@ a map written after the first request is seen (sonic-gnmi would keep the first, 
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import time
@@ -44,6 +43,8 @@ import grpc
 import redis
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.sonic_gnmi.golang import SECOND_NS, go_json, sample_interval_ns
+from twin.switch.sonic_gnmi.paths import counters_keyed
 from twin.switch.sonic_gnmi.status import GnmiStatus
 from twin.switch.sonic_gnmi.stream import Sink
 from twin.switch.sonic_redis import DATABASES, SonicRedis
@@ -52,8 +53,6 @@ from twin.switch.sonic_redis import DATABASES, SonicRedis
 TARGETS = ("APPL_DB", "ASIC_DB", "COUNTERS_DB", "CONFIG_DB", "PFC_WD_DB", "FLEX_COUNTER_DB", "STATE_DB",
            "CHASSIS_STATE_DB")
 COUNTERS_DB = "COUNTERS_DB"
-SECOND_NS = 1_000_000_000
-MIN_SAMPLE_INTERVAL_NS = SECOND_NS  # db_client.go MinSampleInterval = time.Second
 FIELD_ON_CHANGE_POLL_NS = 200_000_000  # streamOnChangeSubscription: dbField*Subscribe every 200 ms
 PUBSUB_RECEIVE_S = 0.5  # dbSingleTableKeySubscribe: pubsub.ReceiveTimeout(500 ms)
 PSUBSCRIBE_CONFIRM_S = 1.0  # dbTableKeySubscribe: ReceiveTimeout(time.Second) for the confirmation
@@ -160,42 +159,6 @@ def separator(db: str) -> str:
 def go_path_list(names: list[str]) -> str:
     """A Go `[]string` as `%v` prints it: `[STATE_DB PORT_TABLE]`."""
     return "[" + " ".join(names) + "]"
-
-
-def go_duration(ns: int) -> str:
-    """Go's time.Duration.String(): `500ms`, `1s`, `1m30s`, `1.5µs`."""
-    if ns == 0:
-        return "0s"
-    sign, u = ("-", -ns) if ns < 0 else ("", ns)
-    if u < SECOND_NS:
-        if u < 1_000:
-            return f"{sign}{u}ns"
-        if u < 1_000_000:
-            return f"{sign}{_frac(u, 3)}µs"
-        return f"{sign}{_frac(u, 6)}ms"
-    seconds = _frac(u % (60 * SECOND_NS), 9) + "s"
-    minutes, hours = u // (60 * SECOND_NS) % 60, u // (3600 * SECOND_NS)
-    if hours:
-        return f"{sign}{hours}h{minutes}m{seconds}"
-    if u >= 60 * SECOND_NS:
-        return f"{sign}{minutes}m{seconds}"
-    return sign + seconds
-
-
-def _frac(value: int, precision: int) -> str:
-    """`value / 10**precision` with the fraction's trailing zeros dropped (Go's fmtFrac)."""
-    whole, frac = divmod(value, 10 ** precision)
-    digits = f"{frac:0{precision}d}".rstrip("0")
-    return f"{whole}.{digits}" if digits else str(whole)
-
-
-def go_json(msi: Msi) -> bytes:
-    """encoding/json.Marshal of a map: keys sorted, no spaces, `<`, `>`, `&`, U+2028/9 escaped."""
-    text = json.dumps(msi, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(char, escaped)
-    return text.encode()
 
 
 def msi_to_typed_value(msi: Msi) -> Any:
@@ -556,11 +519,6 @@ def lookup_v2r(maps: VirtualMaps, names: list[str]) -> list[TablePath] | None:
 
 # -- reading redis into JSON (TableData2Msi) ---------------------------------------------------
 
-def counters_db_has_table_keys(table: str) -> bool:
-    """countersDbHasTableKeys: COUNTERS_DB tables other than these are single flat hashes."""
-    return table in ("COUNTERS", "PORT_PHY_ATTR")
-
-
 def table_data_to_msi(rdb: _Redis, tp: TablePath, use_key: bool, msi: Msi) -> None:
     """TableData2Msi: add `tp`'s data to `msi`.
 
@@ -568,7 +526,7 @@ def table_data_to_msi(rdb: _Redis, tp: TablePath, use_key: bool, msi: Msi) -> No
     `use_key`) is its fields merged flat; a virtual path puts its data under `json_key` (one
     field only, when it has `json_field`; a missing field is skipped). Empty hashes are skipped."""
     if not tp.key:
-        flat = tp.db == COUNTERS_DB and not counters_db_has_table_keys(tp.table)
+        flat = tp.db == COUNTERS_DB and not counters_keyed(tp.db, tp.table)
         keys = rdb.keys(tp.table if flat else f"{tp.table}{tp.sep}*")
     else:
         keys = [f"{tp.table}{tp.sep}{tp.key}"]
@@ -836,15 +794,11 @@ class LegacyClient:
 
 
 def validate_sample_interval(sample_interval: int) -> int:
-    """validateSampleInterval: 0 -> MinSampleInterval; below it -> `invalid interval: 500ms. It
-    cannot be less than 1s`. The uint64 is read as Go's int64 time.Duration."""
-    requested = sample_interval - (1 << 64) if sample_interval >= 1 << 63 else sample_interval
-    if requested == 0:
-        return MIN_SAMPLE_INTERVAL_NS
-    if requested < MIN_SAMPLE_INTERVAL_NS:
-        raise GoError(f"invalid interval: {go_duration(requested)}. "
-                      f"It cannot be less than {go_duration(MIN_SAMPLE_INTERVAL_NS)}")
-    return requested
+    """validateSampleInterval (twin.switch.sonic_gnmi.golang), its error as a Go error."""
+    try:
+        return sample_interval_ns(sample_interval)
+    except ValueError as exc:
+        raise GoError(str(exc)) from None
 
 
 def _start(target: Callable[[], None]) -> None:
@@ -866,7 +820,7 @@ def keyspace_pattern(tp: TablePath) -> tuple[str, int]:
     `__keyspace@6__:NEIGH_STATE_TABLE|*`, `__keyspace@2__:COUNTERS:oid:0x...` (flat COUNTERS_DB
     tables have no separator: `__keyspace@2__:COUNTERS_PORT_NAME_MAP*`)."""
     pattern = f"__keyspace@{DATABASES[tp.db].id}__:{tp.table}"
-    if not (tp.db == COUNTERS_DB and not counters_db_has_table_keys(tp.table)):
+    if not (tp.db == COUNTERS_DB and not counters_keyed(tp.db, tp.table)):
         pattern += tp.sep
     if tp.key:
         pattern += tp.key

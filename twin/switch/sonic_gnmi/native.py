@@ -29,24 +29,15 @@ import grpc
 import redis
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.sonic_gnmi.golang import SECOND_NS, go_json, sample_interval_ns
 from twin.switch.sonic_gnmi.paths import TablePath, parse_database, table_path
 from twin.switch.sonic_gnmi.status import GnmiStatus, unknown
 from twin.switch.sonic_gnmi.stream import Sink
-from twin.switch.sonic_redis import DATABASES, SonicRedis
+from twin.switch.sonic_redis import DATABASES, SonicRedis, glob_escape
 
 FIELD_POLL_S = 0.2  # mixed_db_client.go streamOnChangeSubscription: dbFieldSubscribe every 200 ms
-MIN_SAMPLE_NS = 1_000_000_000  # db_client.go MinSampleInterval
 RECEIVE_TIMEOUT_S = 0.5  # dbSingleTableKeySubscribe's ReceiveTimeout
 Msi = dict[str, Any]
-
-
-def go_json(value: Any) -> bytes:
-    """`value` as Go's json.Marshal writes it: keys sorted, no spaces, <, > and & escaped."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
-                          ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
-        text = text.replace(char, escaped)
-    return text.encode()
 
 
 def typed_fields(raw: dict[str, str]) -> Msi:
@@ -110,7 +101,7 @@ class NativeClient:
         """getDbtablePath: a read of a whole table needs some key that starts with its name."""
         tp = table_path(self.target, self.prefix, path)
         if for_read and tp.depth == 2:
-            found = list(self._redis(tp).scan_iter(match=_glob(tp.table) + "*", count=1000))
+            found = list(self._redis(tp).scan_iter(match=glob_escape(tp.table) + "*", count=1000))
             if not found:
                 where = tp.table
                 raise unknown(f"Failed to find {tp.db} {where} <nil> []")
@@ -121,9 +112,9 @@ class NativeClient:
         if not tp.table:
             if tp.db == "COUNTERS_DB":
                 raise unknown("Can not read all tables in COUNTERS_DB")
-            pattern = "*" + _glob(tp.separator) + "*"
+            pattern = "*" + glob_escape(tp.separator) + "*"
         elif not tp.key:
-            pattern = _glob(tp.table) if not tp.keyed else _glob(tp.table + tp.separator) + "*"
+            pattern = glob_escape(tp.table) if not tp.keyed else glob_escape(tp.table + tp.separator) + "*"
         else:
             return [tp.redis_key]
         return sorted(client.scan_iter(match=pattern, count=1000))
@@ -315,7 +306,7 @@ class _Worker:
         client = self.client._redis(tp)
         db_number = DATABASES[tp.db].id
         channel = f"__keyspace@{db_number}__:{tp.table}{tp.separator if tp.keyed else ''}"
-        pattern = channel + (_glob(tp.key) if tp.key else "*")
+        pattern = channel + (glob_escape(tp.key) if tp.key else "*")
         pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
         pubsub.psubscribe(pattern)
         try:
@@ -369,33 +360,15 @@ class _Worker:
 
 
 def _sample_interval(requested_ns: int) -> float:
-    """validateSampleInterval: 0 means the minimum (1 s); below it is an error."""
-    if requested_ns == 0:
-        return MIN_SAMPLE_NS / 1e9
-    if requested_ns < MIN_SAMPLE_NS:
-        raise GnmiStatus(grpc.StatusCode.INVALID_ARGUMENT,
-                         f"invalid interval: {_go_duration(requested_ns)}. It cannot be less than 1s")
-    return requested_ns / 1e9
-
-
-def _go_duration(ns: int) -> str:
-    """A duration as Go's time.Duration prints it, for the values a sample interval takes."""
-    if ns < 1_000:
-        return f"{ns}ns"
-    if ns < 1_000_000:
-        return f"{ns / 1_000:g}µs"
-    if ns < 1_000_000_000:
-        return f"{ns / 1_000_000:g}ms"
-    return f"{ns / 1e9:g}s"
+    """validateSampleInterval, in seconds; its error ends the stream (INVALID_ARGUMENT)."""
+    try:
+        return sample_interval_ns(requested_ns) / SECOND_NS
+    except ValueError as exc:
+        raise GnmiStatus(grpc.StatusCode.INVALID_ARGUMENT, str(exc)) from None
 
 
 def _text_of(value: bytes | str) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else value
-
-
-def _glob(text: str) -> str:
-    """`text` as a literal in a redis glob pattern."""
-    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
 def _text(path: gnmi_pb2.Path) -> str:

@@ -29,13 +29,12 @@ from pygnmi.spec.v080 import gnmi_ext_pb2, gnmi_pb2, gnmi_pb2_grpc
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.sonic_gnmi import appl
 from twin.switch.sonic_gnmi.gcu import Gcu
-from twin.switch.sonic_gnmi.legacy import LegacyClient
+from twin.switch.sonic_gnmi.legacy import LegacyClient, is_target_db
 from twin.switch.sonic_gnmi.native import NativeClient
 from twin.switch.sonic_gnmi.patch import set_plan
 from twin.switch.sonic_gnmi.paths import ORIGIN, not_found, path_origin
 from twin.switch.sonic_gnmi.status import GnmiStatus, unknown
 from twin.switch.sonic_gnmi.stream import DataClient, Fatal, Sink
-from twin.switch.sonic_redis import DATABASES
 from twin.switch.yang_check import YangCheck
 
 GNMI_VERSION = "0.7.0"
@@ -96,7 +95,7 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         target = prefix.target if prefix is not None else ""
         if target in NOT_EMULATED_TARGETS:
             raise GnmiStatus(grpc.StatusCode.UNIMPLEMENTED, f"twin does not serve the {target} target")
-        if target in DATABASES:
+        if is_target_db(target)[1]:
             try:
                 legacy = LegacyClient(self.ep.db, prefix, paths)
                 if for_get:
@@ -225,7 +224,7 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
             raise GnmiStatus(grpc.StatusCode.UNIMPLEMENTED, "SHOW does not support subscribe operations")
         if target in NOT_EMULATED_TARGETS:
             raise GnmiStatus(grpc.StatusCode.UNIMPLEMENTED, f"twin does not serve the {target} target")
-        if target in DATABASES:
+        if is_target_db(target)[1]:
             try:
                 return LegacyClient(self.ep.db, prefix, paths)
             except GnmiStatus as exc:
