@@ -26,6 +26,7 @@ import grpc
 
 from twin.switch.gnoi_pb.system import system_pb2, system_pb2_grpc
 from twin.switch.reboot import RebootInProgress, RebootState
+from twin.switch.sonic_gnmi.auth import PasswordAuth
 
 SONIC_VS_REBOOT = ("twin fronts this docker-sonic-vs switch over its redis; rebooting it is the container's "
                    "own business (docker restart), not twin's")
@@ -88,18 +89,14 @@ class SystemServicer(system_pb2_grpc.SystemServicer):
 
     def __init__(self, switch: Rebooter | None, username: str, password: str) -> None:
         self.switch = switch
-        self.username, self.password = username, password
+        self.auth = PasswordAuth(username, password)
 
     def _authentic(self, context: grpc.ServicerContext) -> bool:
-        meta = dict(context.invocation_metadata())
-        return bool(meta.get("username") == self.username and meta.get("password") == self.password)
+        return self.auth.authentic(context)
 
     def _auth(self, context: grpc.ServicerContext) -> None:
-        """server.go: authenticate with password authentication on. BasicAuthenAndAuthor's own
-        errors (No Username Provided, Invalid Password, ...) are dropped there: every failure
-        is UNAUTHENTICATED "Unauthenticated"."""
-        if not self._authentic(context):
-            _abort(context, grpc.StatusCode.UNAUTHENTICATED, "Unauthenticated")
+        """server.go authenticate (twin.switch.sonic_gnmi.auth)."""
+        self.auth.require(context)
 
     def _switch(self, context: grpc.ServicerContext) -> Rebooter:
         if self.switch is None:

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import grpc
 from pygnmi.spec.v080 import gnmi_ext_pb2, gnmi_pb2, gnmi_pb2_grpc
 
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.sonic_gnmi import appl
+from twin.switch.sonic_gnmi.auth import PasswordAuth
 from twin.switch.sonic_gnmi.gcu import Gcu
 from twin.switch.sonic_gnmi.legacy import LegacyClient, is_target_db
 from twin.switch.sonic_gnmi.native import NativeClient
@@ -66,21 +67,15 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
     def __init__(self, endpoint: SwitchEndpoint, username: str, password: str,
                  yang: YangCheck | None = None) -> None:
         self.ep = endpoint
-        self.username, self.password = username, password
+        self.auth = PasswordAuth(username, password)
         self.yang = yang
         self.gcu = Gcu(endpoint, yang, endpoint.workdir)
 
     # -- authentication -----------------------------------------------------------------------
 
     def authenticate(self, context: grpc.ServicerContext) -> None:
-        """server.go authenticate with password auth: BasicAuthenAndAuthor's own errors (missing
-        username or password, unknown user, "Invalid Password") are dropped, and every failure is
-        UNAUTHENTICATED "Unauthenticated"."""
-        meta: dict[str, Any] = {}
-        for key, value in context.invocation_metadata():
-            meta.setdefault(key, value)
-        if meta.get("username") != self.username or meta.get("password") != self.password:
-            _abort(context, GnmiStatus(grpc.StatusCode.UNAUTHENTICATED, "Unauthenticated"))
+        """server.go authenticate (twin.switch.sonic_gnmi.auth)."""
+        self.auth.require(context)
 
     def _translib(self, context: grpc.ServicerContext) -> NoReturn:
         """Where sonic-gnmi makes a translib client (which authenticates first): twin has none."""
