@@ -63,13 +63,17 @@ class Lab(BaseModel):
 def load_lab(path: Path) -> Lab:
     """A lab file (has `topology: <path>`) or a topology file (then the lab is named after it)."""
     doc = load_yaml(path)
-    if isinstance(doc.data.get("topology"), str):
+    named = doc.data.get("topology")
+    if named is not None and not isinstance(named, str | dict):  # a dict: a containerlab file's own topology
+        raise PlanError([doc.problem(("topology",), f"expected the path of a topology file, got {type(named).__name__}",
+                                     "write it as 'topology: ../topologies/clos-4x8.yaml' (relative to the lab file)")])
+    if isinstance(named, str):
         try:
             spec = LabFile.model_validate(doc.data)
         except ValidationError as exc:
             raise PlanError(pydantic_problems(doc, exc)) from None
         topo_path = spec.topology if spec.topology.is_absolute() else path.parent / spec.topology
-        if not topo_path.is_file():
+        if not topo_path.exists():  # what exists but is no text file, twin.userfile says when reading it
             raise PlanError([doc.problem(("topology",), f"topology file {topo_path} does not exist",
                                          "fix the path (it is relative to the lab file)")])
         problems = []

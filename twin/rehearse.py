@@ -19,10 +19,10 @@ import json
 import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel
 
 from twin.checks.catalog import verify_checks
@@ -38,6 +38,8 @@ from twin.gnmi.push import diff_keys
 from twin.plan.models import Plan
 from twin.runtime.state import LabState, load_plan, load_state
 from twin.switch.agent_process import gnmi_target
+from twin.topology.source import YamlDoc, parse_doc
+from twin.userfile import config_value, read_config_db, type_name
 from twin.validate.api import validate_folder
 
 CONFIG_ROOT = "/sonic-db:CONFIG_DB/localhost/"
@@ -86,36 +88,80 @@ def field_diff(old: dict[str, Any], new: dict[str, Any]) -> SwitchDiff:
     return SwitchDiff(switch="", added=added, removed=removed, changed=changed)
 
 
-def load_change(change: Path, current: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The new config of every switch the change touches."""
+@dataclass(frozen=True)
+class ChangeFile:
+    """What a change holds, read before anything is touched: whole configs (a folder of
+    <switch>/config_db.json) or RFC 7386 merge patches per switch (a YAML/JSON file)."""
+
+    path: Path
+    configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    patches: dict[str, dict[str, Any]] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)   # switch -> line of its patch
+
+
+_PATCH_FIX = "write 'leaf1: {PORT: {Ethernet0: {mtu: \"9000\"}}}' (null removes a table, an entry or a field)"
+
+
+def _patch_problems(doc: YamlDoc) -> list[Problem]:
+    """A patch per switch, of tables, of entries: what merging it into a config_db.json needs."""
+    problems = []
+    for name, patch in doc.data.items():
+        if not isinstance(patch, dict):
+            problems.append(doc.problem((name,), f"a switch's patch is a mapping of tables, got {type_name(patch)}",
+                                        _PATCH_FIX))
+            continue
+        for table, rows in patch.items():
+            if rows is not None and not isinstance(rows, dict):
+                problems.append(doc.problem((name, table), "a table's patch is a mapping of entries, got "
+                                            f"{type_name(rows)}", _PATCH_FIX))
+                continue
+            for key, row in (rows or {}).items():
+                if row is not None and not isinstance(row, dict):
+                    problems.append(doc.problem((name, table, key), "an entry's patch is a mapping of fields, got "
+                                                f"{type_name(row)}", _PATCH_FIX))
+                    continue
+                problems += [doc.problem((name, table, key, field), "a value is a string or a list of strings, "
+                                         f"got {type_name(value)}", _PATCH_FIX)
+                             for field, value in (row or {}).items() if value is not None and not config_value(value)]
+    return problems
+
+
+def read_change(change: Path) -> ChangeFile:
+    """Read a change (twin.userfile's limits); a file that cannot be a change raises one PlanError."""
     if change.is_dir():
-        out = {}
-        for name in current:
-            path = change / name / "config_db.json"
-            if path.exists():
-                try:
-                    out[name] = json.loads(path.read_text())
-                except json.JSONDecodeError as exc:
-                    raise PlanError([Problem(str(path), "(json)", f"not valid JSON: {exc.msg}", "fix the syntax",
-                                             exc.lineno)]) from None
-        unknown = sorted(p.parent.name for p in change.glob("*/config_db.json") if p.parent.name not in current)
-        if unknown:
-            raise PlanError([Problem(str(change), "(folder)", f"no switch named {', '.join(unknown)} in the lab",
-                                     f"switches: {', '.join(sorted(current))}")])
-        return out
-    try:
-        patches = yaml.safe_load(change.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise PlanError([Problem(str(change), "(file)", f"cannot read the change: {exc}",
-                                 "give a folder of <switch>/config_db.json or a YAML/JSON file of patches")]) from None
-    if not isinstance(patches, dict):
+        configs, problems = {}, []
+        for path in sorted(change.glob("*/config_db.json")):
+            try:
+                configs[path.parent.name] = read_config_db(path, within=change)
+            except PlanError as exc:
+                problems += exc.problems
+        if problems:
+            raise PlanError(problems)
+        return ChangeFile(change, configs=configs)
+    doc = parse_doc(change, missing_fix="give a folder of <switch>/config_db.json or a YAML/JSON file of patches")
+    if not isinstance(doc.data, dict):
         raise PlanError([Problem(str(change), "(document)", "a change file maps switch names to patches",
                                  "write 'leaf1: {PORT: {Ethernet0: {mtu: \"9000\"}}}'", 1)])
-    problems = [Problem(str(change), name, "no such switch in the lab", f"switches: {', '.join(sorted(current))}")
-                for name in patches if name not in current]
+    problems = _patch_problems(doc)
     if problems:
         raise PlanError(problems)
-    return {name: merge_patch(current[name], patch) for name, patch in patches.items()}
+    return ChangeFile(change, patches={str(k): v for k, v in doc.data.items()},
+                      lines={str(k): doc.line_of((k,)) or 1 for k in doc.data})
+
+
+def apply_change(change: ChangeFile, current: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The new config of every switch the change touches."""
+    switches = f"switches: {', '.join(sorted(current))}"
+    unknown = sorted(name for name in change.configs if name not in current)
+    if unknown:
+        raise PlanError([Problem(str(change.path), "(folder)", f"no switch named {', '.join(unknown)} in the lab",
+                                 switches)])
+    problems = [Problem(str(change.path), name, "no such switch in the lab", switches, change.lines.get(name))
+                for name in change.patches if name not in current]
+    if problems:
+        raise PlanError(problems)
+    return {**change.configs,
+            **{name: merge_patch(current[name], patch) for name, patch in change.patches.items()}}
 
 
 def _order(plan: Plan, switches: list[str]) -> list[str]:
@@ -124,6 +170,7 @@ def _order(plan: Plan, switches: list[str]) -> list[str]:
 
 class Rehearsal:
     def __init__(self, lab: str, change: Path, batch: int, progress: Callable[[str], None]) -> None:
+        self.changed = read_change(change)  # a bad change is refused before the lab is asked anything
         state = load_state(lab)
         if state is None or state.phase != "up":
             raise TwinError(f"lab '{lab}' is not running; start it with 'twin up'")
@@ -157,7 +204,7 @@ class Rehearsal:
         self.progress("reading the running configs")
         with ThreadPoolExecutor(max_workers=8) as pool:
             current = dict(zip(switches, pool.map(self._read, switches), strict=True))
-        new = load_change(self.change, current)
+        new = apply_change(self.changed, current)
         touched = [n for n in _order(self.plan, list(new)) if new[n] != current[n]]
         for name in touched:
             r.diffs.append(field_diff(current[name], new[name]).model_copy(update={"switch": name}))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 from collections import Counter
 from ipaddress import IPv4Address, IPv4Network
@@ -378,12 +379,13 @@ OWN_CONFIGS = f"""
 
 @pytest.fixture
 def own(tmp_path: Path) -> Plan:
-    return plan_topology(load_topology(_write(tmp_path, OWN_CONFIGS)))
+    shutil.copytree(BOUND, tmp_path / "bound")  # a topology names only files beside it (twin.userfile)
+    return plan_topology(load_topology(_write(tmp_path, OWN_CONFIGS.replace(str(BOUND), str(tmp_path / "bound")))))
 
 
-def test_own_config_replaces_twins_numbering(own: Plan) -> None:
+def test_own_config_replaces_twins_numbering(own: Plan, tmp_path: Path) -> None:
     sw1 = own.node("sw1")
-    assert (sw1.asn, str(sw1.loopback), sw1.config_db) == (65101, "10.1.0.1", BOUND / "sw1/config_db.json")
+    assert (sw1.asn, str(sw1.loopback), sw1.config_db) == (65101, "10.1.0.1", tmp_path / "bound/sw1/config_db.json")
     assert [(str(nb.ip), nb.asn, nb.name) for nb in sw1.neighbors] == [("10.0.0.1", 65102, "sw2")]
     assert [str(n) for n in sw1.networks] == ["10.1.0.1/32", "192.168.1.0/24"]
     assert str(sw1.iface("Ethernet0").address) == "10.0.0.0/31"

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from twin import userfile
 from twin.checks.base import Check
 from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import BgpInput, BgpSessionsEstablished
@@ -77,7 +78,7 @@ def expected_pings(plan: Plan) -> dict[str, dict[str, dict[str, str]]]:
 
 def expected_ospf(plan: Plan) -> dict[str, dict[str, str]]:
     ospf = {n.name for n in plan.nodes if n.kind == "router" and n.daemons is not None
-            and "ospfd" in parse_daemons_file(n.daemons.read_text())}
+            and "ospfd" in parse_daemons_file(userfile.read_text(n.daemons))}
     out: dict[str, dict[str, str]] = {}
     for name in sorted(ospf):
         for i in plan.node(name).interfaces:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from ipaddress import IPv4Interface, IPv4Network
@@ -11,13 +10,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from twin.errors import GnmiError
+from twin.errors import GnmiError, PlanError, Problem
 from twin.gnmi.client import SwitchClient
 from twin.plan.models import Plan
 from twin.render.config_db import node_config_db
 from twin.runtime.state import LabState
 from twin.switch.agent_process import gnmi_target
 from twin.switch.configdb import GENERATED_TABLES
+from twin.userfile import read_config_db
 
 
 class PushResult(BaseModel):
@@ -48,8 +48,11 @@ def with_sonic_tables(new: dict[str, Any], current: dict[str, Any]) -> dict[str,
 
 
 def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[str, dict[str, Any] | str]:
-    """Switch -> config to push, or an error string when its file is missing or unreadable."""
+    """Switch -> config to push, or an error string when its file is missing. A file that is there but
+    unreadable (twin.userfile: not a regular UTF-8 file inside `configs`, too large, not a JSON object of
+    tables of objects) raises one PlanError before anything is pushed."""
     out: dict[str, dict[str, Any] | str] = {}
+    problems: list[Problem] = []
     for node in state.nodes:
         if node.kind != "switch":
             continue
@@ -59,12 +62,15 @@ def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[s
             out[node.name] = node_config_db(plan, plan.node(node.name), mgmt=eth0)
             continue
         path = configs / node.name / "config_db.json"
-        try:
-            out[node.name] = json.loads(path.read_text())
-        except FileNotFoundError:
+        if not path.exists() and not path.is_symlink():
             out[node.name] = f"{path} does not exist"
-        except json.JSONDecodeError as exc:
-            out[node.name] = f"{path} is not valid JSON: {exc}"
+            continue
+        try:
+            out[node.name] = read_config_db(path, within=configs)
+        except PlanError as exc:
+            problems += exc.problems
+    if problems:
+        raise PlanError(problems)
     return out
 
 

@@ -21,11 +21,11 @@ Problem naming the file, the `TABLE|key field` and the fix; all of them are rais
 
 from __future__ import annotations
 
-import json
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, ip_address, ip_interface
 from pathlib import Path
 from typing import Any
 
+from twin import userfile
 from twin.errors import PlanError, Problem
 from twin.switch import configdb
 from twin.topology.models import ConfigFacts, Node, PortFacts, SessionFacts, Topology
@@ -43,23 +43,10 @@ ADDRESS_TABLES = ("INTERFACE", "VLAN_INTERFACE", "LOOPBACK_INTERFACE", "PORTCHAN
 SONIC_VS_STEP = 4  # docker-sonic-vs (Force10-S6000): containerlab's ethN is Ethernet(4*(N-1))
 
 
-def read_config_db(path: Path) -> ConfigDb:
-    """The JSON of a config_db.json; a file that is not a JSON object of tables raises one PlanError."""
-    try:
-        db = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise PlanError([Problem(str(path), "(file)", "file not found",
-                                 "create it or fix the path of the bind")]) from None
-    except OSError as exc:
-        raise PlanError([Problem(str(path), "(file)", f"cannot read: {exc.strerror}",
-                                 "make the file readable")]) from None
-    except json.JSONDecodeError as exc:
-        raise PlanError([Problem(str(path), "(json)", f"not valid JSON: {exc.msg}", "fix the syntax at that line",
-                                 exc.lineno)]) from None
-    if not isinstance(db, dict):
-        raise PlanError([Problem(str(path), "(document)", "a config_db.json is a JSON object of tables",
-                                 'write it as {"TABLE": {"key": {"field": "value"}}}', 1)])
-    return db
+def read_config_db(path: Path, within: Path | None = None) -> ConfigDb:
+    """The JSON of a config_db.json (twin.userfile's limits); a file that is not a JSON object of tables of
+    objects raises one PlanError. With `within`, the file must resolve inside that folder."""
+    return userfile.read_config_db(path, within=within, missing_fix="create it or fix the path of the bind")
 
 
 def config_problems(path: Path, db: ConfigDb) -> list[Problem]:
@@ -221,13 +208,42 @@ def _link_problems(topo: Topology, node: Node, db: ConfigDb) -> list[Problem]:
     return out
 
 
-def with_configs(topo: Topology) -> Topology:
-    """Read and check every config_db.json a switch brings; the topology with their facts on the nodes.
-    Raises one PlanError listing every problem of every file."""
+def _named_field(topo: Topology, node: Node, attr: str) -> str:
+    """Where a topology names a node's file: containerlab's binds, or twin's own key."""
+    return f"nodes.{node.name}.binds" if topo.kind == "clab" else f"nodes.{node.name}.{attr}"
+
+
+def _named_files(topo: Topology) -> tuple[list[Problem], set[Path]]:
+    """Problems of the files the topology names (frr.conf, daemons, config_db.json) that lie outside its
+    folder, and the files refused so; the text of every frr.conf and daemons file is read and checked."""
+    folder = Path(topo.source).parent
     problems: list[Problem] = []
+    refused: set[Path] = set()
+    for node in topo.nodes:
+        for attr in ("frr_conf", "daemons", "config_db"):
+            path: Path | None = getattr(node, attr)
+            if path is None:
+                continue
+            escape = userfile.named_outside(path, folder)
+            if escape is not None:
+                problems.append(Problem(topo.source, _named_field(topo, node, attr), *escape))
+                refused.add(path)
+            elif attr != "config_db":
+                try:
+                    userfile.read_text(path, missing_fix="create it or fix the path in the topology")
+                except PlanError as exc:
+                    problems += exc.problems
+    return topo.locate(problems), refused
+
+
+def with_configs(topo: Topology) -> Topology:
+    """Read and check every file a node brings: frr.conf and daemons files as text, config_db.json files
+    as configs; the topology with their facts on the switches. Raises one PlanError listing every problem
+    of every file."""
+    problems, refused = _named_files(topo)
     nodes = []
     for node in topo.nodes:
-        if node.config_db is None:
+        if node.config_db is None or node.config_db in refused:
             nodes.append(node)
             continue
         try:

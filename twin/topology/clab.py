@@ -22,7 +22,8 @@ replaced by the more specific level):
 Links are veth links between nodes, in the short form (`endpoints: ["a:eth1", "b:eth1"]`) or
 the extended one (`type: veth` with `{node:, interface:}` endpoints). Every mistake becomes a
 Problem that names the file and line; all of them are raised together in one PlanError. Bound
-files that do not exist are recorded as they are; validate.py reports them.
+files that do not exist are recorded as they are; validate.py reports them, and bound_config.py
+refuses those that lie outside the topology's folder (twin.userfile).
 """
 
 from __future__ import annotations
@@ -228,6 +229,9 @@ class _Importer:
     def _node(self, name: str, raw: Any) -> tuple[Node, str] | None:
         """The node (with index 0, numbered later) and its containerlab kind."""
         loc = (*_TOPO, "nodes", name)
+        if raw is not None and not isinstance(raw, dict):
+            self._mapping(raw, loc)  # one problem: the node's settings are not a mapping
+            return None
         node = _Layer(loc, self._mapping(raw, loc))
         kind, kind_loc = self._kind_of(node)
         if kind is None:
@@ -329,7 +333,7 @@ class _Importer:
     def run(self) -> Topology:
         name = self._lab_name()
         raw_nodes = self._mapping(self.topo.get("nodes"), (*_TOPO, "nodes"))
-        if not raw_nodes:
+        if not raw_nodes and isinstance(self.topo.get("nodes"), dict | None):  # else: not a mapping, said above
             self.add((*_TOPO, "nodes"), "a containerlab topology needs nodes",
                      "add nodes under 'topology.nodes:'")
         nodes: list[Node] = []

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from twin.errors import PlanError, Problem
+from twin.userfile import read_yaml
 
 Loc = tuple[str | int, ...]
 
@@ -53,32 +54,22 @@ def _record(node: yaml.Node, loc: Loc, lines: dict[Loc, int]) -> None:
             _record(item, sub, lines)
 
 
-def load_yaml(path: Path) -> YamlDoc:
-    """Parse `path`; a missing or malformed file raises one PlanError that names the line."""
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise PlanError([Problem(str(path), "(file)", "file not found", "check the path")]) from None
-    except OSError as exc:
-        raise PlanError([Problem(str(path), "(file)", f"cannot read: {exc.strerror}")]) from None
-    try:
-        data = yaml.safe_load(text)
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        what = exc.problem or exc.context or "malformed YAML"
-        raise PlanError(
-            [Problem(str(path), "(yaml)", f"malformed YAML: {what}", "fix the syntax at that line", line)]
-        ) from None
-    except yaml.YAMLError as exc:
-        raise PlanError([Problem(str(path), "(yaml)", f"malformed YAML: {exc}")]) from None
-    if not isinstance(data, dict):
-        raise PlanError(
-            [Problem(str(path), "(document)", "expected a mapping at the top level",
-                     "start the file with keys such as 'name:' and 'kind:'", 1)]
-        )
+def parse_doc(path: Path, *, within: Path | None = None, missing_fix: str = "check the path") -> YamlDoc:
+    """Read and parse `path` (twin.userfile's limits) into a YamlDoc, whatever its top level holds;
+    anything unreadable or malformed raises one PlanError that names the line."""
+    data, root = read_yaml(path, within=within, missing_fix=missing_fix)
     lines: dict[Loc, int] = {(): 1}
     if root is not None:
         _record(root, (), lines)
     return YamlDoc(path=path, data=data, lines=lines)
+
+
+def load_yaml(path: Path) -> YamlDoc:
+    """Parse `path`, a mapping at the top level; a missing or malformed file raises one PlanError naming the line."""
+    doc = parse_doc(path)
+    if not isinstance(doc.data, dict):
+        raise PlanError(
+            [Problem(str(path), "(document)", "expected a mapping at the top level",
+                     "start the file with keys such as 'name:' and 'kind:'", 1)]
+        )
+    return doc

@@ -51,7 +51,7 @@ def validate_topology(topo: Topology) -> list[Problem]:
         if node.role == "router" and node.user_frr:
             for attr in ("frr_conf", "daemons"):
                 path = getattr(node, attr)
-                if path is not None and not path.is_file():
+                if path is not None and not path.exists():  # twin.userfile judges what exists
                     add(f"nodes.{node.name}.binds", f"bind file {path} does not exist",
                         "create it or fix the path in 'binds:' (paths are relative to the topology file)")
         if node.config_db is not None:
@@ -111,7 +111,7 @@ def _config_db_problems(topo: Topology, name: str) -> list[Problem]:
     if node.user_frr:
         return [Problem(topo.source, field, f"{name} has both its own frr.conf and its own config_db.json",
                         "keep one: config_db.json for a SONiC switch, frr.conf for a plain FRR router")]
-    if not node.config_db.is_file():
+    if not node.config_db.exists():  # twin.userfile judges what exists
         return [Problem(topo.source, field, f"config_db.json {node.config_db} does not exist",
                         f"create it or fix the path {where} (paths are relative to the topology file)")]
     return []

@@ -3,10 +3,10 @@ or DIR/<switch>.json. Unreadable input is an error (exit 2), not a finding."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from twin.errors import PlanError, Problem
+from twin.userfile import read_config_db
 from twin.validate.findings import SwitchConfig
 
 
@@ -21,16 +21,10 @@ def load_configs(directory: Path) -> list[SwitchConfig]:
     problems, out = [], []
     for path in paths:
         name = path.parent.name if path.name == "config_db.json" else path.stem
-        try:
-            db = json.loads(path.read_text())
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(str(path), "(json)", f"not valid JSON: {exc.msg}", "fix the syntax", exc.lineno))
-            continue
-        except OSError as exc:
-            problems.append(Problem(str(path), "(file)", f"cannot read: {exc.strerror}"))
-            continue
-        if not isinstance(db, dict):
-            problems.append(Problem(str(path), "(document)", "a config_db.json is an object of tables", "", 1))
+        try:  # twin.userfile: a regular UTF-8 file inside the folder, a JSON object of tables of objects
+            db = read_config_db(path, within=directory, missing_fix="check the folder")
+        except PlanError as exc:
+            problems += exc.problems
             continue
         out.append(SwitchConfig(name, path, db))
     if problems:

@@ -57,7 +57,7 @@ def qos_findings(cfgs: list[SwitchConfig], roce: RoceSettings | None = None) -> 
             for name in sorted(names):
                 row = cfg.table(table).get(name)
                 if row is None:
-                    port = next(p for p, r in _port_maps(cfg).items() if r.get(field) == name)
+                    port = next(p for p, r in _port_maps(cfg).items() if str(r.get(field)) == name)
                     out.append(Finding("qos", cfg.file, f"PORT_QOS_MAP|{port} {field}",
                                        f"refers to {table}|{name}, which does not exist", f"add {table}|{name}"))
                 else:
@@ -96,7 +96,7 @@ def _lossless_queues(cfg: SwitchConfig, lossless: tuple[int, ...]) -> list[Findi
                                    f"lossless queue {prio} of {port} has no WRED/ECN profile",
                                    "attach an ECN-marking WRED_PROFILE so DCQCN gets congestion signals"))
                 continue
-            profile = profiles.get(profile_name)
+            profile = profiles.get(str(profile_name))
             if profile is None:
                 out.append(Finding("qos", cfg.file, f"QUEUE|{key} wred_profile",
                                    f"refers to WRED_PROFILE|{profile_name}, which does not exist",
