@@ -8,15 +8,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 TWIN := $(VENV)/bin/twin
 GOLDEN_LABS := default rail gate
-# SONiC's reference artefacts are not vendored: YANG models (`twin validate` reads TWIN_SONIC_YANG),
-# SONiC's FRR templates and test vectors (tests/fidelity) and containerlab's schema. The tests take
-# them from TWIN_SONIC_REFERENCE, else from a copy beside the repository; where neither exists those
-# checks are skipped and say so.
-SONIC_REFERENCE := $(or $(TWIN_SONIC_REFERENCE),$(abspath $(wildcard ../shared/reference)))
-SONIC_YANG := $(if $(SONIC_REFERENCE),$(SONIC_REFERENCE)/sonic-yang-models)
-REFERENCE_ENV := $(if $(SONIC_REFERENCE),TWIN_SONIC_REFERENCE=$(SONIC_REFERENCE) \
-  TWIN_SONIC_YANG=$${TWIN_SONIC_YANG:-$(SONIC_YANG)} \
-  TWIN_CLAB_SCHEMA=$${TWIN_CLAB_SCHEMA:-$(SONIC_REFERENCE)/containerlab/clab.schema.json})
+# SONiC's reference artefacts are not vendored: YANG models (`twin validate`), SONiC's FRR templates
+# and test vectors (tests/fidelity) and containerlab's schema (`twin export`). twin and the tests look
+# in $TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference (~/.local/share/twin/reference; see
+# twin/reference.py and the README); where there is none, those checks are skipped and say so.
 
 DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 
@@ -43,19 +38,19 @@ test: DEPS_FLAGS := --docker
 test: deps
 	$(VENV)/bin/ruff check twin tests bench
 	$(VENV)/bin/mypy twin
-	$(REFERENCE_ENV) $(VENV)/bin/pytest tests
+	$(VENV)/bin/pytest tests
 
 unit:
-	$(REFERENCE_ENV) $(VENV)/bin/pytest tests/unit
+	$(VENV)/bin/pytest tests/unit
 
 configs:
 	@for lab in $(GOLDEN_LABS); do $(TWIN) plan labs/$$lab.yaml -o configs/$$lab --json >/dev/null && echo "configs/$$lab"; done
 
 # The built-in schema (twin/switch/schema.json): a digest of SONiC's YANG models for when they are absent.
 schema:
-	@test -n "$(SONIC_YANG)" || { echo "make schema: no SONiC YANG models; set TWIN_SONIC_REFERENCE" >&2; exit 2; }
-	$(PY) -c 'import sys; from pathlib import Path; from twin.validate.yang import write_builtin_schema; \
-	  write_builtin_schema(Path(sys.argv[1]), Path("twin/switch/schema.json"))' $(SONIC_YANG)
+	$(PY) -c 'import sys; from pathlib import Path; from twin.validate.yang import find_models, write_builtin_schema; \
+	  models = find_models(); models or sys.exit("make schema: no SONiC YANG models; set TWIN_SONIC_YANG or TWIN_SONIC_REFERENCE"); \
+	  write_builtin_schema(models, Path("twin/switch/schema.json"))'
 
 bench:
 	$(PY) bench/lab_up.py

@@ -71,7 +71,8 @@ def _schema_line(schema: str | None, what: str) -> str:
 @export_app.command("clab")
 def clab(topology: TopologyArg,
          output: Annotated[Path, typer.Option("-o", "--output", help="the .clab.yml to write; the files it "
-                                              "binds go to <lab>-files/ beside it")],
+                                              "binds go to <lab>-files/ beside it (a new or empty folder, or one "
+                                              "twin wrote before)")],
          kind: KindOpt = Kind.linux, image: ImageOpt = None, host_image: HostImageOpt = None,
          mgmt_subnet: Annotated[str | None, typer.Option("--mgmt-subnet", help="IPv4 prefix for static "
                                                          "management addresses (default: containerlab picks)")] = None,
@@ -112,7 +113,8 @@ def _export_clab(topology: Path, output: Path, kind: ClabKind, image: str | None
 
 @export_app.command("clabernetes")
 def clabernetes(topology: TopologyArg,
-                output: Annotated[Path, typer.Option("-o", "--output", help="folder for the manifests and README")],
+                output: Annotated[Path, typer.Option("-o", "--output", help="folder for the manifests and README: "
+                                                          "a new or empty one, or one twin wrote before")],
                 kind: KindOpt = Kind.linux, image: ImageOpt = None, host_image: HostImageOpt = None,
                 namespace: Annotated[str, typer.Option("--namespace", help="Kubernetes namespace of the lab")]
                 = "twin") -> None:

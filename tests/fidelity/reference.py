@@ -1,23 +1,26 @@
-"""Where SONiC's reference artefacts are (tests/fidelity helper): $TWIN_SONIC_REFERENCE or ../shared/reference."""
+"""Where SONiC's reference artefacts are (tests/fidelity helper): twin's own lookup (twin.reference),
+$TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference; tests that need them skip without them."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+
+from twin.reference import reference_dir as twin_reference_dir
+from twin.reference import where
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def reference_dir() -> Path | None:
-    """SONiC's reference artefacts: $TWIN_SONIC_REFERENCE, else ../shared/reference beside the repository."""
-    candidate = Path(os.environ.get("TWIN_SONIC_REFERENCE") or REPO.parent / "shared" / "reference")
-    return candidate if (candidate / "sonic-frr-templates").is_dir() else None
+    """SONiC's reference artefacts, when the folder twin finds holds sonic-frr-templates."""
+    candidate = twin_reference_dir()
+    return candidate if candidate is not None and (candidate / "sonic-frr-templates").is_dir() else None
 
 
 REFERENCE = reference_dir()
 # SONiC's FRR templates laid out as a switch keeps them (twin.render.sonic_templates renders with them)
 TEMPLATES = REFERENCE / "sonic-frr-templates" if REFERENCE is not None else None
-needs_reference = pytest.mark.skipif(REFERENCE is None, reason="SONiC's reference artefacts not found: set "
-                                     "TWIN_SONIC_REFERENCE to a folder holding sonic-frr-templates")
+needs_reference = pytest.mark.skipif(REFERENCE is None, reason="SONiC's reference artefacts not found in "
+                                     f"{where()}: set TWIN_SONIC_REFERENCE to a folder holding sonic-frr-templates")

@@ -1,6 +1,6 @@
 """SONiC's own bgpcfgd test vectors, reproduced by twin's bgpcfgd emulation and by sonic_templates.
 
-../shared/reference/sonic-bgpcfgd-test-vectors holds what bgpcfgd passes each general peer template
+sonic-bgpcfgd-test-vectors in the reference folder (reference.py) holds what bgpcfgd passes each general peer template
 (general/<template>.conf/param_<case>.json) with what SONiC renders (result_<case>.conf), and the
 sonic-cfggen inputs of bgpd.main.conf.j2 and frr.conf.j2 with their outputs. For each case twin
 supports, twin's emulation (twin.render.bgpcfgd) must render the same lines (blank and comment lines

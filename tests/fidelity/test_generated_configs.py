@@ -1,7 +1,7 @@
 """Every config twin generates, rendered with SONiC's own templates, is one a SONiC switch routes with.
 
 For each shipped lab, the plan's config_db.json of every switch is fed to SONiC's frrcfgd templates
-(../shared/reference/sonic-frr-templates, `frr.conf.j2` as sonic-cfggen feeds it) and the resulting
+(sonic-frr-templates in the reference folder, `frr.conf.j2` as sonic-cfggen feeds it) and the resulting
 FRR config is read for what it means: every neighbor active for IPv4 with a permitting policy both
 ways, the loopback and server subnets announced, maximum-paths at least the spine count, BFD on every
 session. The same configs pass SONiC's YANG models whole, and twin's own rendering means the same.

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from labtools import REPO, netns_exec, running_lab
+from labtools import netns_exec, running_lab
 
-REFERENCE = Path(os.environ.get("TWIN_SONIC_REFERENCE") or REPO.parent / "shared" / "reference")
-TEMPLATES = REFERENCE / "sonic-frr-templates"
+from twin.reference import reference_path
+
+TEMPLATES = reference_path("sonic-frr-templates") or Path("/nonexistent")
 
 pytestmark = pytest.mark.skipif(not (TEMPLATES / "usr/share/sonic/templates").is_dir(),
                                 reason="SONiC's templates not found: set TWIN_SONIC_REFERENCE")

@@ -43,7 +43,7 @@ REPO = Path(__file__).resolve().parents[2]
 LABS = ["default", "rail"]
 KINDS: list[ClabKind] = ["linux", "sonic-vs"]
 needs_schema = pytest.mark.skipif(not schema_found(), reason="containerlab's clab.schema.json was not found "
-                                  "(set TWIN_CLAB_SCHEMA or put shared/reference beside the repository)")
+                                  "(set TWIN_CLAB_SCHEMA or TWIN_SONIC_REFERENCE)")
 
 
 @pytest.fixture(scope="module")
@@ -303,12 +303,12 @@ def test_written_yaml_validates(plans: dict[str, Plan], tmp_path: Path, kind: Cl
 def test_rewrite_drops_stale_node_folders_only(plans: dict[str, Plan], tmp_path: Path) -> None:
     topo = tmp_path / "default.clab.yml"
     files = tmp_path / "default-files"
-    (files / "oldleaf").mkdir(parents=True)
-    (files / "oldleaf" / "frr.conf").write_text("old")
+    write_clab(plans["rail"], topo, kind="linux", image="twin-switch:test", lab_name="default")  # an earlier export
     (files / "notes").mkdir()
     (files / "notes" / "todo.txt").write_text("mine")
     write_clab(plans["default"], topo, kind="linux", image="twin-switch:test", lab_name="default")
-    assert not (files / "oldleaf").exists()
+    nodes = {n.name for n in plans["default"].nodes if n.kind in ("switch", "router")}
+    assert {p.name for p in files.iterdir() if p.is_dir()} == nodes | {"notes"}
     assert (files / "notes" / "todo.txt").read_text() == "mine"
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import textwrap
@@ -15,15 +14,15 @@ import pytest
 
 from twin.errors import PlanError
 from twin.plan.allocate import plan_topology
+from twin.reference import reference_path
 from twin.topology.clab import import_clab, sonic_iface
 from twin.topology.loader import load_topology
 from twin.topology.models import Endpoint, Topology
 from twin.topology.source import load_yaml
 
-# The repo ships containerlab's frr01 example unchanged (a copy of shared/reference/containerlab).
+# The repo ships containerlab's frr01 example unchanged (a copy of the reference folder's containerlab/).
 FRR01 = (Path(__file__).parents[2] / "topologies/frr01/frr01.clab.yml").resolve()
-SHARED_FRR01 = (Path(os.environ.get("TWIN_SONIC_REFERENCE") or Path(__file__).parents[3] / "shared/reference")
-                / "containerlab/lab-examples/frr01").resolve()
+SHARED_FRR01 = reference_path("containerlab/lab-examples/frr01") or Path("/nonexistent")
 
 needs_frr01 = pytest.mark.skipif(not FRR01.is_file(), reason=f"containerlab example absent: {FRR01}")
 

@@ -29,7 +29,7 @@ from twin.render.config_db import build_config_db, dumps
 REPO = Path(__file__).resolve().parents[2]
 KINDS: list[ClabKind] = ["linux", "sonic-vs"]
 needs_schema = pytest.mark.skipif(not schema_found(), reason="containerlab's clab.schema.json was not found "
-                                  "(set TWIN_CLAB_SCHEMA or put shared/reference beside the repository)")
+                                  "(set TWIN_CLAB_SCHEMA or TWIN_SONIC_REFERENCE)")
 
 
 @pytest.fixture(scope="module")

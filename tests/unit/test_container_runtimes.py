@@ -106,7 +106,8 @@ def test_sonic_vs_config_is_copied_not_bound(tmp_path: Path) -> None:
                                                 "redis_socket": str(tmp_path / "redis" / "redis.sock")}
 
 
-@pytest.mark.skipif(not schema_found(), reason="containerlab's schema is not found (../shared/reference)")
+@pytest.mark.skipif(not schema_found(),
+                    reason="containerlab's schema is not found (set TWIN_CLAB_SCHEMA or TWIN_SONIC_REFERENCE)")
 def test_clab_runtime_topology_validates_and_points_into_the_run_dir(plan: Plan, monkeypatch: pytest.MonkeyPatch,
                                                                      tmp_path: Path) -> None:
     monkeypatch.setenv("TWIN_RUN_DIR", str(tmp_path))

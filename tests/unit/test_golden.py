@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from twin.lab import load_lab
+from twin.owned import MARKER
 from twin.plan.allocate import plan_topology
 from twin.render.write import rendered_files, write_configs
 from twin.topology.loader import load_topology
@@ -24,7 +25,8 @@ GOLDEN_LABS = ("default", "rail", "gate")  # as GOLDEN_LABS in the Makefile
 def _read_tree(root: Path) -> dict[str, str]:
     if not root.is_dir():
         return {}
-    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != MARKER}
 
 
 def _config_drift(want: dict[str, str], have: dict[str, str]) -> list[str]:

@@ -10,6 +10,7 @@ from twin.drills.models import DrillReport, Scenario, Slo
 from twin.drills.runner import Drill, Options, Progress
 from twin.drills.settings import load_settings
 from twin.errors import TwinError
+from twin.owned import Content, write_owned
 from twin.runtime.base import runtime_of
 from twin.runtime.state import lab_dir, load_plan, load_state
 
@@ -48,10 +49,8 @@ def write_reports(report: DrillReport, directory: Path) -> list[Path]:
     from twin.report.drill import drill_markdown
     from twin.report.timeline import timeline_png
 
-    directory.mkdir(parents=True, exist_ok=True)
-    stem = f"{report.lab}-{report.drill}"
-    paths = [directory / f"{stem}.json", directory / f"{stem}.md", directory / f"{stem}.png"]
-    paths[0].write_text(report.model_dump_json(indent=1))
-    paths[1].write_text(drill_markdown(report))
-    timeline_png(report, paths[2])
-    return paths
+    stem = f"{report.lab}-{report.drill}"  # a folder twin owns (twin.owned); earlier drills' reports stay
+    files: dict[str, Content] = {f"{stem}.json": report.model_dump_json(indent=1),
+                                 f"{stem}.md": drill_markdown(report),
+                                 f"{stem}.png": lambda path: timeline_png(report, path)}
+    return write_owned(directory, files, "twin drill --report", prune=False)

@@ -31,8 +31,10 @@ The exported lab runs the same fabric as the netns runtime, one container per no
 
 Bind paths are relative to the topology file, as containerlab resolves them, so the topology
 and its `<lab>-files/` folder move together. Before anything is written, the topology is
-validated against containerlab's JSON schema when one is found (TWIN_CLAB_SCHEMA, or the
-reference copy beside the repository); without one, validation is skipped and callers say so.
+validated against containerlab's JSON schema when one is found (TWIN_CLAB_SCHEMA, or
+containerlab/clab.schema.json in the reference folder, twin.reference); without one, validation is
+skipped and callers say so. The bound files go only into a new or empty folder or one an earlier
+export wrote (twin.owned): nothing else in it is overwritten or removed.
 """
 
 from __future__ import annotations
@@ -58,12 +60,13 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT7
 
-from twin import __version__
+from twin import __version__, userfile
 from twin.errors import TwinError
+from twin.owned import write_owned
 from twin.plan.models import NodePlan, Plan
+from twin.reference import reference_path
 from twin.render.config_db import dumps, node_config_db
 from twin.render.frr import render_frr
-from twin.render.write import write_tree
 from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
 from twin.runtime.sonic_vs import clab_exec, sonic_vs_iface
 from twin.switch.frr_daemons import KNOWN, switch_daemons
@@ -79,7 +82,7 @@ CLAB_IMAGE = "ghcr.io/srl-labs/clab"
 FRR_INIT = "/usr/lib/frr/frrinit.sh"
 IFNAME_MAX = 15              # Linux IFNAMSIZ (16) minus the terminating NUL
 SCHEMA_ENV = "TWIN_CLAB_SCHEMA"
-SCHEMA_REL = "shared/reference/containerlab/clab.schema.json"
+SCHEMA_REL = "containerlab/clab.schema.json"  # inside the reference folder (twin.reference)
 MESSAGE_MAX = 200            # schema messages quote whole enums; keep each line readable
 GENERATED_NOTE = "written by twin export; regenerate rather than edit"
 
@@ -89,7 +92,6 @@ _LINUX_SWITCH_BINDS = {"frr.conf": "/etc/frr/frr.conf", "daemons": "/etc/frr/dae
 # Not /etc/sonic/config_db.json: docker-sonic-vs's start.sh `mv`s a merged file over that one (see above).
 _SONIC_BINDS = {"config_db.json": f"{PERSISTENT_CONFIG}:ro"}
 _ROUTER_BINDS = {"frr.conf": "/etc/frr/frr.conf", "daemons": "/etc/frr/daemons"}
-_OUR_FILES = frozenset({"config_db.json", "frr.conf", "daemons"})
 
 _IFNAME = re.compile(r"^[^\s:/]+$")
 # The schema's rule for a short-form endpoint. It sits under `prefixItems`, which draft-07 (the
@@ -263,8 +265,8 @@ def _files_of(plan: Plan, node: NodePlan, kind: ClabKind) -> dict[str, str]:
     if node.kind == "router":
         if node.frr_conf is None:
             raise TwinError(f"{node.name}: an imported router without an frr.conf cannot be exported")
-        daemons = node.daemons.read_text() if node.daemons else daemons_file(["zebra", "bgpd"])
-        return {"frr.conf": node.frr_conf.read_text(), "daemons": daemons}
+        daemons = userfile.read_text(node.daemons) if node.daemons else daemons_file(["zebra", "bgpd"])
+        return {"frr.conf": userfile.read_text(node.frr_conf), "daemons": daemons}
     return {}
 
 
@@ -278,7 +280,8 @@ def write_clab(plan: Plan, out: Path, *, kind: ClabKind, image: str, host_image:
     """Write the topology to `out` and the files it binds to `<out dir>/<lab>-files/`.
 
     The topology is validated first (when a schema is found): nothing is written when it is
-    invalid. Returns the files written, the topology first.
+    invalid, nor when `<lab>-files/` holds files twin did not write (twin.owned). `out` itself,
+    the file the user named, is replaced. Returns the files written, the topology first.
     """
     lab = lab_name or plan.name
     rel = files_dir_name(lab)
@@ -289,16 +292,12 @@ def write_clab(plan: Plan, out: Path, *, kind: ClabKind, image: str, host_image:
         raise TwinError(f"the generated containerlab topology does not validate against {find_clab_schema()}:\n"
                         + "\n".join(errors))
     files = node_files(plan, kind)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    written = write_tree(out.parent / rel, files, _ours)
+    if out.is_dir():
+        raise TwinError(f"{out} is a folder: name the .clab.yml file to write (the bound files go beside it)")
+    written = write_owned(out.parent / rel, files, "twin export clab", prune=True)
     out.write_text(f"# containerlab topology of {plan.name}, {GENERATED_NOTE}.\n"
                    f"# Deploy: containerlab deploy -t {out.name}\n" + dump_yaml(doc))
     return [out, *written]
-
-
-def _ours(folder: Path) -> bool:
-    """A node folder an earlier export wrote: it holds only files twin writes."""
-    return {f.name for f in folder.iterdir()} <= _OUR_FILES
 
 
 class _BlockDumper(yaml.SafeDumper):
@@ -336,10 +335,11 @@ def _mgmt_addresses(plan: Plan, subnet: str | None) -> dict[str, str]:
 # -- schema validation --------------------------------------------------------------------------
 
 def find_clab_schema() -> Path | None:
-    """containerlab's JSON schema: TWIN_CLAB_SCHEMA, else the reference copy beside the repository."""
+    """containerlab's JSON schema: TWIN_CLAB_SCHEMA, else containerlab/clab.schema.json in the
+    reference folder ($TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference)."""
     explicit = os.environ.get(SCHEMA_ENV)
-    candidate = Path(explicit) if explicit else Path(__file__).resolve().parents[3] / SCHEMA_REL
-    return candidate if candidate.is_file() else None
+    candidate = Path(explicit) if explicit else reference_path(SCHEMA_REL)
+    return candidate if candidate is not None and candidate.is_file() else None
 
 
 def schema_found() -> bool:

@@ -14,7 +14,8 @@ exported .clab.yml is written directly:
   relative to the topology, where containerlab in the launcher looks for it;
 - `README.md`: the commands to run on the cluster.
 
-File names sort in the order `kubectl apply -f DIR` must create them.
+File names sort in the order `kubectl apply -f DIR` must create them. The folder also holds
+twin's marker `.twin-written` (twin.owned), which kubectl skips: it reads .yaml, .yml and .json.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from twin.export.clab import (
     node_files,
     validate_clab,
 )
+from twin.owned import write_owned
 from twin.plan.models import Plan
 
 API_VERSION = "clabernetes.containerlab.dev/v1alpha1"  # clabernetes from srl-labs, installed with helm
@@ -56,7 +58,10 @@ def k8s_name(*parts: str) -> str:
 
 def clabernetes_manifests(plan: Plan, out_dir: Path, *, kind: ClabKind, image: str, namespace: str = "twin",
                           host_image: str | None = None, lab_name: str | None = None) -> list[Path]:
-    """Write the manifests clabernetes needs for `plan` and a README to `out_dir`; return them."""
+    """Write the manifests clabernetes needs for `plan` and a README to `out_dir`; return them.
+
+    `out_dir` is a new or empty folder or one an earlier export wrote (twin.owned): TwinError,
+    with nothing written, otherwise; files of an earlier export no longer wanted are removed."""
     lab = lab_name or plan.name
     definition = clab_topology(plan, kind=kind, image=image, files_dir=files_dir_name(lab), lab_name=lab,
                                host_image=host_image)
@@ -75,13 +80,7 @@ def clabernetes_manifests(plan: Plan, out_dir: Path, *, kind: ClabKind, image: s
                             images=sorted({image, linux_image(kind, image, host_image)}),
                             first_switch=_first_switch(plan)),
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, text in docs.items():
-        path = out_dir / name
-        path.write_text(text)
-        written.append(path)
-    return written
+    return write_owned(out_dir, docs, "twin export clabernetes", prune=True)
 
 
 def namespace_manifest(namespace: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Render a config with a SONiC release's own FRR templates, exactly as SONiC feeds them.
 
-`templates_root` is laid out as a SONiC switch keeps the files (as ../shared/reference/sonic-frr-templates):
+`templates_root` is laid out as a SONiC switch keeps the files (as sonic-frr-templates in the
+reference folder, twin.reference):
 usr/share/sonic/templates (dockers/docker-fpm-frr/frr), usr/local/sonic/frrcfgd
 (src/sonic-frr-mgmt-framework/templates) and etc/sonic/constants.yml.
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Callable
 from pathlib import Path
 
+from twin.owned import write_owned
 from twin.plan.models import Plan
 from twin.render.config_db import dumps, node_config_db
 from twin.render.frr import render_frr
@@ -23,19 +22,16 @@ def rendered_files(plan: Plan) -> dict[str, str]:
     return files
 
 
-def write_configs(plan: Plan, out: Path) -> list[Path]:
-    """Replace `out` with the rendered configs. Only folders twin wrote before are removed."""
-    return write_tree(out, rendered_files(plan), lambda d: (d / "config_db.json").exists())
+def write_configs(plan: Plan, out: Path, command: str = "twin plan -o") -> list[Path]:
+    """Write the rendered configs into `out`, a new or empty folder or one twin wrote before
+    (twin.owned): the files of an earlier write that are no longer rendered are removed, nothing
+    else is touched. TwinError, with nothing written, when `out` holds files twin did not write."""
+    return write_owned(out, rendered_files(plan), command, prune=True)
 
 
-def write_tree(root: Path, files: dict[str, str], ours: Callable[[Path], bool]) -> list[Path]:
-    """Write `files` (`<node>/<name>` -> text) under `root`, and remove the node folders of an
-    earlier write that are no longer wanted, where `ours(folder)` says twin wrote that folder."""
-    root.mkdir(parents=True, exist_ok=True)
-    wanted = {rel.split("/")[0] for rel in files}
-    for child in root.iterdir():
-        if child.is_dir() and child.name not in wanted and ours(child):
-            shutil.rmtree(child)
+def write_tree(root: Path, files: dict[str, str]) -> list[Path]:
+    """Write `files` (`<node>/<name>` -> text) under `root`, a folder of twin's own (a lab's run
+    directory); nothing is removed."""
     written = []
     for rel, text in sorted(files.items()):
         path = root / rel

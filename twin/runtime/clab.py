@@ -109,7 +109,7 @@ class ClabRuntime(DockerRuntime):
         for rel in [r for r in files if r.endswith("/frr.conf")]:  # session events for drills, as on netns
             log = node_dir(lab, rel.split("/")[0]) / EVENT_LOG
             files[rel] += f"log file {log} informational\nlog timestamp precision 6\n"
-        write_tree(lab_dir(lab) / "nodes", files, lambda folder: False)
+        write_tree(lab_dir(lab) / "nodes", files)
         for node in plan.nodes:
             node_dir(lab, node.name).mkdir(parents=True, exist_ok=True)
             node_dir(lab, node.name).chmod(0o777)

@@ -17,12 +17,16 @@ from concurrent.futures import ThreadPoolExecutor
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 
+from twin import userfile
 from twin.errors import RuntimeBackendError, TwinError
 from twin.plan.models import NodePlan, Plan
 from twin.render.config_db import dumps, node_config_db
 from twin.render.frr import render_frr
 from twin.runtime import neighbours
 from twin.runtime.base import ProgressFn, check_lab_name
+from twin.runtime.confine import HOW as CONFINED
+from twin.runtime.confine import confined_argv
+from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
 from twin.runtime.shell import in_netns, ip_batch, list_netns, run
 from twin.runtime.state import (
@@ -41,9 +45,8 @@ from twin.switch.cfgmgr import PROGRAMMED
 from twin.switch.configdb import ConfigDb
 from twin.switch.frr_daemons import (
     daemon_env,
-    parse_daemons_file,
+    node_daemons,
     start_frr,
-    switch_daemons,
     vtysh,
 )
 from twin.switch.kernel import kernel_lines
@@ -167,6 +170,8 @@ class NetnsRuntime:
         if lab_dir(lab).exists():
             remove_lab_dir(lab)
             removed.append(str(lab_dir(lab)))
+        removed += remove_statedirs(lab)
+        removed += neighbours.restore_when_idle(lab)
         left = _owned_netns(lab)
         if left:
             raise RuntimeBackendError(f"could not remove namespaces of lab '{lab}': {', '.join(left)}")
@@ -245,6 +250,16 @@ class NetnsRuntime:
             databases.close()
         (rundir / PROGRAMMED).write_text(json.dumps(as_stored(db), sort_keys=True))
 
+    def _exec_line(self, lab: str, node: NodePlan, line: str) -> str:
+        """Run one of an imported host's `exec:` lines inside the node, confined (twin.runtime.confine),
+        as containerlab runs it inside the node's container; returns what `twin up` reports it ran."""
+        argv = confined_argv(node_netns(lab, node.name), node_dir(lab, node.name), node.name, line)
+        proc = run(argv, check=False)
+        if proc.returncode != 0:
+            raise RuntimeBackendError(f"{node.name}: exec line '{line}' failed (exit {proc.returncode}): "
+                                      f"{(proc.stderr or proc.stdout).strip()[-500:]}")
+        return f"{node.name}: ran exec line '{line}' ({CONFINED})"
+
     def _remove_nodes(self, lab: str) -> list[str]:
         """Remove what `_create_nodes` made beyond namespaces and processes (nothing here)."""
         return []
@@ -305,11 +320,7 @@ class NetnsRuntime:
             if node.exec:
                 ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces],
                          netns=ns)
-                for line in node.exec:
-                    proc = run(in_netns(ns, ["sh", "-c", line]), check=False)
-                    if proc.returncode != 0:
-                        raise RuntimeBackendError(f"{node.name}: exec line '{line}' failed: "
-                                                  f"{proc.stderr.strip()}")
+                warnings += [self._exec_line(lab, node, line) for line in node.exec]  # in order, each once
             else:
                 ip_batch(server_lines(node), netns=ns)
             return warnings
@@ -325,14 +336,12 @@ class NetnsRuntime:
             conf = render_frr(db, self.templates)
             ifmap = {i.name: i.kernel for i in node.interfaces}
             ip_batch(kernel_lines(db, ifmap) + mgmt_lines, netns=ns)
-            bfd = any(plan.fabric.bfd.enabled if nb.bfd is None else nb.bfd for nb in node.neighbors)
-            daemons = switch_daemons(bfd or plan.fabric.bfd.enabled)
         else:  # an imported router running the user's own FRR files
             assert node.frr_conf is not None
-            conf = node.frr_conf.read_text()
-            daemons = parse_daemons_file(node.daemons.read_text()) if node.daemons else ["zebra", "bgpd"]
+            conf = userfile.read_text(node.frr_conf)  # checked when the topology was loaded; again here
             ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces]
                      + mgmt_lines, netns=ns)
+        daemons = node_daemons(node, plan.fabric.bfd.enabled)
         try:
             skipped = start_frr(rundir, ns, daemons, conf, lambda argv: self._start_daemon(lab, node, argv))
         except RuntimeBackendError as exc:

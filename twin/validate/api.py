@@ -19,7 +19,7 @@ def validate_folder(directory: Path, roce: RoceSettings | None = None, models: P
     """(switches read, findings); unreadable input raises PlanError.
 
     Models named by `models` or TWIN_SONIC_YANG must exist (TwinError otherwise). When none is
-    named and none lies beside the repository, the YANG check is skipped and `notes` says so.
+    named and the reference folder has none (twin.reference), the YANG check is skipped and `notes` says so.
     """
     cfgs = load_configs(directory)
     findings: list[Finding] = []

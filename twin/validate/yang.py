@@ -8,7 +8,7 @@ written as XML, where every value is text, so CONFIG_DB's strings need no type c
 
 The models are not part of this repository: they are found through `--models`, the
 TWIN_SONIC_YANG environment variable, or the sonic-yang-models folder of SONiC's reference
-artefacts (TWIN_SONIC_REFERENCE, else ../shared/reference beside the repository). Their
+artefacts (TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference: twin.reference). Their
 templates are rendered and the schema tree indexed once into a cache keyed by the models' contents.
 
 yanglint loads (implements) only the modules of the tables a config uses and, transitively, the
@@ -37,10 +37,10 @@ from typing import Any
 import jinja2
 
 from twin.errors import TwinError
+from twin.reference import reference_path
 from twin.validate.findings import ConfigDb, Finding, SwitchConfig
 
 MODELS_ENV = "TWIN_SONIC_YANG"
-REFERENCE_ENV = "TWIN_SONIC_REFERENCE"  # SONiC's reference artefacts (the tests' and make's variable)
 ROUNDS = 12
 INDEX_FORMAT = "3"  # bumped when parse_tree records more, so older caches are rebuilt
 
@@ -53,15 +53,16 @@ ERROR = re.compile(r'^libyang\[\d+\]: (?P<msg>.*?)(?: \(path: (?:Data|Schema) lo
 
 def find_models(explicit: Path | None = None) -> Path | None:
     """The models folder: the one named (option, then TWIN_SONIC_YANG), else the one in SONiC's reference
-    artefacts (TWIN_SONIC_REFERENCE, else shared/reference beside the repository)."""
+    artefacts (TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference: twin.reference)."""
     if explicit is not None:
         candidate = explicit
     elif os.environ.get(MODELS_ENV):
         candidate = Path(os.environ[MODELS_ENV])
     else:
-        reference = os.environ.get(REFERENCE_ENV)
-        root = Path(reference) if reference else Path(__file__).resolve().parents[3] / "shared/reference"
-        candidate = root / "sonic-yang-models"
+        found = reference_path("sonic-yang-models")
+        if found is None:
+            return None
+        candidate = found
     return candidate if (candidate / "yang-models").is_dir() else None
 
 
