@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from twin.drills.models import Scenario, Slo, Step
+from twin.drills.models import KINDS, Scenario, Slo, Step
 from twin.drills.runner import GRAY_HOLD_MS, plan_actions
 from twin.drills.settings import DrillSettings, load_scenario, single
 from twin.errors import PlanError
@@ -76,3 +76,55 @@ def test_single_faults_wait_for_the_fabric_and_gray_is_held() -> None:
     assert [(a.at, a.inject, a.timed) for a in actions] == [(0.0, True, False), (None, False, False)]
     _, actions = plan_actions(single("link-gray", None, loss_pct=10))
     assert actions[1].at == GRAY_HOLD_MS / 1000
+
+
+# -- default cycle bounds a drill's own parameters can meet -----------------------------------------
+
+LARGE = {"flaps": 100, "period_ms": 5000, "hold_ms": 4000, "at_ms": 30000}
+
+
+def _min_duration_s(scenario: Scenario) -> float:
+    """The least a drill of `scenario` takes, from the runner's own schedule (plan_actions): its last
+    timed action, then the settle wait after recovery (and one before an untimed fault's restore)."""
+    _, actions = plan_actions(scenario)
+    timed = [a.at for a in actions if a.at is not None]
+    untimed = any(a.at is None for a in actions)
+    return max(timed, default=0.0) + (2 if untimed else 1) * scenario.settle_ms / 1000
+
+
+def _settings() -> list[DrillSettings]:
+    return [DrillSettings(), load_lab(REPO / "labs/default.yaml").drills, load_lab(REPO / "labs/gate.yaml").drills]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("params", [{}, LARGE, {"flaps": 20, "period_ms": 1500}, {"settle_ms": 15000}],
+                         ids=["defaults", "large", "20-flaps-1.5s", "long-settle"])
+def test_default_cycle_bound_exceeds_the_drills_own_duration(kind: str, params: dict[str, float]) -> None:
+    step = {k: v for k, v in params.items() if k != "settle_ms"}
+    scenario = Scenario(name=kind, steps=[Step.model_validate({"kind": kind, **step})],
+                        settle_ms=params.get("settle_ms", 1000))
+    least = _min_duration_s(scenario)
+    for settings in _settings():
+        cycle = settings.slo_for(kind, scenario).cycle_s
+        if cycle is not None:
+            # what remains is for detecting, converging, recovering and verifying: at least the
+            # allowance a single fault has (20 s for one fault held until converged, minus its 2 s)
+            assert cycle - least >= 18, (kind, params, cycle, least)
+
+
+def test_twenty_flaps_get_their_schedule_on_top_of_the_labs_default() -> None:
+    lab = load_lab(REPO / "labs/default.yaml").drills
+    flaps = single("link-flap", "leaf1:spine1", flaps=20, period_ms=1500)
+    # last restore at 19 x 1.5 s + 0.75 s hold, then 1 s settle: 30.25 s of its own, 28.25 s beyond a single fault
+    assert lab.slo_for("link-flap", flaps).cycle_s == pytest.approx(20 + 28.25)
+    assert lab.slo_for("link-flap").cycle_s == 20   # without the scenario: the lab's number as written
+
+
+def test_scenario_offsets_count_and_explicit_limits_stay_as_written() -> None:
+    scenario = load_scenario(REPO / "labs/scenarios/spine-then-link.yaml")   # second fault 2 s in
+    lab = load_lab(REPO / "labs/default.yaml").drills
+    assert lab.slo_for("scenario", scenario).cycle_s == pytest.approx(22)
+    settings = DrillSettings(slo={"default": Slo(cycle_s=20), "link-flap": Slo(cycle_s=25)})
+    assert settings.slo_for("link-flap", single("link-flap", None, flaps=20, period_ms=1500)).cycle_s == 25
+    pinned = Scenario(name="p", steps=[Step(kind="link-flap", flaps=20, period_ms=1500)], slo=Slo(cycle_s=35))
+    assert DrillSettings(slo={"default": Slo(cycle_s=20)}).slo_for("link-flap", pinned).cycle_s == 35

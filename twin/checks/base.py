@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from twin.checks.result import CheckResult, ItemResult, summarize
 
 # What a check can ask the collector for, per node.
-Source = Literal["bgp_summary", "fib", "ping", "ospf_neighbors", "bfd_sessions", "port_table"]
+Source = Literal["bgp_summary", "fib", "ping", "ospf_neighbors", "bfd_sessions", "port_table", "daemons", "agent"]
 Outputs = dict[str, dict[str, Any]]  # node -> source -> parsed output
 
 

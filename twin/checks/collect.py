@@ -8,6 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from twin.checks.base import Check, Outputs
+from twin.checks.collect_processes import agent_facts, daemon_facts
 from twin.runtime.shell import in_netns, run
 from twin.runtime.state import LabState, node_dir
 from twin.switch.frr_daemons import vtysh
@@ -59,6 +60,10 @@ def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
             return node, source, SwitchState(state.node(node).netns, node_dir(state.lab, node)).bfd_sessions()
         if source == "port_table":
             return node, source, SwitchState(state.node(node).netns, node_dir(state.lab, node)).port_table()
+        if source == "daemons":
+            return node, source, daemon_facts(state, node)
+        if source == "agent":
+            return node, source, agent_facts(state, node)
         if source == "ospf_neighbors":
             return node, source, _vtysh_json(state, node, "show ip ospf neighbor json")
         if source == "fib":

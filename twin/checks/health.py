@@ -14,6 +14,7 @@ from twin.checks.bgp import established_counts
 from twin.checks.catalog import expected_bfd, expected_ecmp, expected_sessions, health_checks
 from twin.checks.collect import collect
 from twin.checks.configured import ConfigDb, configured_bfd
+from twin.checks.daemons import AgentServing, SwitchDaemonsRunning, process_checks
 from twin.checks.ecmp import ecmp_summary
 from twin.checks.result import CheckResult
 from twin.plan.models import Plan
@@ -26,6 +27,8 @@ class Health(BaseModel):
     bgp: dict[str, int]
     ecmp: dict[str, dict[str, int]]
     seconds: float = 0.0
+    agent: dict[str, Any] = {}                       # {pid, running, serving} of the lab's gNMI agent
+    daemons: dict[str, dict[str, dict[str, Any]]] = {}  # node -> process -> {pid, running}
 
 
 def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:
@@ -36,11 +39,18 @@ def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:
         ecmp = ecmp_summary(expected_ecmp(plan), outputs)
     except (AttributeError, TypeError, KeyError):  # malformed output: the checks report it as an error
         up, total, ecmp, healthy = 0, sum(len(p) for p in expected_sessions(plan).values()), {}, False
-    return Health(healthy=healthy, results=results, bgp={"established": up, "total": total}, ecmp=ecmp)
+    health = Health(healthy=healthy, results=results, bgp={"established": up, "total": total}, ecmp=ecmp)
+    for check in checks:
+        if isinstance(check, AgentServing):
+            health.agent = check.summary(outputs)
+        elif isinstance(check, SwitchDaemonsRunning):
+            health.daemons = check.summary(outputs)
+    return health
 
 
 def check_health(state: LabState, plan: Plan) -> Health:
-    checks = health_checks(plan)
+    """The health checks and the process checks (the agent, every switch's daemons), once."""
+    checks = health_checks(plan) + process_checks(state, plan)
     return evaluate(plan, checks, collect(state, checks))
 
 
@@ -53,7 +63,7 @@ def wait_healthy(state: LabState, plan: Plan, timeout: float, on_poll: HealthPro
     """Poll the control plane until it converges, then check the data plane; bounded by timeout.
     With `configs` (the switches' running CONFIG_DBs) BFD and ECMP are judged as those configs ask."""
     start = time.monotonic()
-    checks = health_checks(plan, configs)
+    checks = health_checks(plan, configs) + process_checks(state, plan)
     # The control plane has settled when BFD is Up as well: BGP can be Established while BFD still
     # comes up (or flaps under bring-up load), and a BFD flap takes BGP down again a moment later.
     bfd = expected_bfd(plan) if configs is None else configured_bfd(configs)

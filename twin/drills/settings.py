@@ -25,6 +25,30 @@ DEFAULT_SLO: dict[str, Slo] = {
 }
 
 
+def own_duration_s(scenario: Scenario) -> float:
+    """The least time a drill of `scenario` takes from its first injection, set by its own parameters:
+    the last of its timed actions (at_ms, hold_ms, link-flap's flaps x period + hold) and the settle
+    waits (one after recovery, and one before an untimed fault is restored)."""
+    from twin.drills.runner import plan_actions  # the runner's own schedule; it imports twin.lab, which imports us
+
+    _, actions = plan_actions(scenario)
+    last = max((a.at for a in actions if a.at is not None), default=0.0)
+    settles = 2 if any(a.at is None for a in actions) else 1
+    return last + settles * scenario.settle_ms / 1000
+
+
+# A default `cycle_s` (DEFAULT_SLO's, or a lab's `default:` section) bounds a drill of this one: one
+# fault held until the fabric has converged, with the default settle time. A drill whose own
+# parameters take longer gets the difference on top (scheduled_cycle_s).
+REFERENCE = Scenario(name="reference", steps=[Step(kind="link-down")])
+
+
+def scheduled_cycle_s(cycle_s: float, scenario: Scenario) -> float:
+    """A default cycle bound for `scenario`: `cycle_s` plus the time its own parameters take beyond
+    the reference drill's (20 flaps every 1.5 s add their 28.5 s, a scenario's at_ms offsets theirs)."""
+    return round(cycle_s + max(0.0, own_duration_s(scenario) - own_duration_s(REFERENCE)), 3)
+
+
 class DrillSettings(BaseModel):
     """The `slo:` and `drills:` sections of a lab file."""
 
@@ -41,8 +65,13 @@ class DrillSettings(BaseModel):
         return value
 
     def slo_for(self, kind: str, scenario: Scenario | None = None) -> Slo:
-        base = DEFAULT_SLO.get(kind, Slo()).merged(self.slo.get("default")).merged(self.slo.get(kind))
-        return base.merged(scenario.slo if scenario else None)
+        """Built-in limits, under the lab's `default:`, under the kind's own, under the scenario's.
+        A default cycle_s (built in or `default:`) grows with the scenario's own duration
+        (scheduled_cycle_s); one set for the kind or by the scenario is taken as written."""
+        base = DEFAULT_SLO.get(kind, Slo()).merged(self.slo.get("default"))
+        if scenario is not None and base.cycle_s is not None:
+            base = base.merged(Slo(cycle_s=scheduled_cycle_s(base.cycle_s, scenario)))
+        return base.merged(self.slo.get(kind)).merged(scenario.slo if scenario else None)
 
 
 def load_scenario(path: Path) -> Scenario:

@@ -9,7 +9,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from twin import userfile
 from twin.errors import RuntimeBackendError
+from twin.plan.models import NodePlan
 
 FRR_BIN = Path("/usr/lib/frr")
 # Daemons this kernel cannot serve: ldpd needs MPLS, which is not available here.
@@ -30,6 +32,16 @@ def parse_daemons_file(text: str) -> list[str]:
 
 def switch_daemons(bfd: bool) -> list[str]:
     return ["zebra", "bgpd", *(["bfdd"] if bfd else [])]
+
+
+def node_daemons(node: NodePlan, fabric_bfd: bool) -> list[str]:
+    """The FRR daemons a node is started with: a switch's zebra and bgpd, and bfdd when any of
+    its sessions (or the fabric) runs BFD; an imported router's `daemons` file (zebra and bgpd
+    without one)."""
+    if node.kind == "switch":
+        bfd = any(fabric_bfd if nb.bfd is None else nb.bfd for nb in node.neighbors)
+        return switch_daemons(bfd or fabric_bfd)
+    return parse_daemons_file(userfile.read_text(node.daemons)) if node.daemons else ["zebra", "bgpd"]
 
 
 def split_supported(daemons: list[str]) -> tuple[list[str], list[str]]:
@@ -94,13 +106,17 @@ def wait_for_sockets(rundir: Path, daemons: list[str], timeout: float = 20, file
 
 def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
               launch: Callable[[list[str]], None]) -> list[str]:
-    """Boot a node's FRR: frr.conf is `conf` plus the runtime lines, the supported daemons start
-    (zebra first, its zserv socket awaited), then frr.conf is loaded with vtysh. Returns a warning
-    per daemon this machine cannot run; RuntimeBackendError when FRR refuses the config."""
-    conf_path = rundir / "frr.conf"
-    # Session and route events with microsecond timestamps for drills: FRR 8.4 applies
-    # `log timestamp precision` to configured log files only, not to the --log targets.
-    conf_path.write_text(conf + "\n".join(runtime_lines(rundir)) + "\n")
+    """Boot a node's FRR: the supported daemons start (launch_frr), then `conf` is loaded
+    (load_frr). Returns a warning per daemon this machine cannot run; RuntimeBackendError when
+    FRR refuses the config."""
+    skipped = launch_frr(rundir, pathspace, daemons, launch)
+    load_frr(rundir, conf)
+    return skipped
+
+
+def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None]) -> list[str]:
+    """Start the supported `daemons` (zebra first, its zserv socket awaited) and wait for their vty
+    sockets. Returns a warning per daemon this machine cannot run."""
     start, skipped = split_supported(daemons)
     for d in start:
         launch(daemon_command(d, pathspace, rundir))
@@ -108,7 +124,16 @@ def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
             # Clients that find no zserv socket retry only seconds later: wait for zebra first.
             wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])
     wait_for_sockets(rundir, start)
+    return skipped
+
+
+def load_frr(rundir: Path, conf: str) -> None:
+    """frr.conf := `conf` plus the runtime lines, loaded into the running daemons with vtysh;
+    RuntimeBackendError when FRR refuses it."""
+    conf_path = rundir / "frr.conf"
+    # Session and route events with microsecond timestamps for drills: FRR 8.4 applies
+    # `log timestamp precision` to configured log files only, not to the --log targets.
+    conf_path.write_text(conf + "\n".join(runtime_lines(rundir)) + "\n")
     proc = subprocess.run(vtysh(rundir, "-f", str(conf_path)), capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise RuntimeBackendError(f"FRR rejected {conf_path}: {(proc.stdout + proc.stderr).strip()[-800:]}")
-    return skipped

@@ -1,0 +1,77 @@
+"""The processes running in a node's network namespace, read from /proc (what `ip netns pids` does).
+
+A node's namespace is attached as /run/netns/<name> on every runtime (netns, docker, clab), so its
+processes are the host's processes whose `ns/net` is that namespace. Inside a container a process
+has a pid of its own (the last NSpid of /proc/PID/status): that is the pid its pid file holds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+NETNS_DIR = Path("/run/netns")
+PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class Proc:
+    pid: int       # on the host: what signals go to
+    ns_pid: int    # in the process's own pid namespace (a container's pid; the host pid elsewhere)
+    name: str      # the kernel's comm, at most 15 characters ("bgpd", "redis-server")
+    state: str     # R, S, D, T, Z (zombie: exited, not yet reaped) ...
+
+    @property
+    def alive(self) -> bool:
+        return self.state not in ("Z", "X")
+
+
+def read_proc(pid: int, proc: Path = PROC) -> Proc | None:
+    """One process from /proc/PID/status; None when it is gone."""
+    try:
+        text = (proc / str(pid) / "status").read_text()
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    ns_pids = fields.get("NSpid", "").split()
+    state = fields.get("State", "").split()
+    return Proc(pid=pid, ns_pid=int(ns_pids[-1]) if ns_pids else pid, name=fields.get("Name", "").strip(),
+                state=state[0] if state else "?")
+
+
+def _inode(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def netns_processes(netns: str, proc: Path = PROC, netns_dir: Path = NETNS_DIR) -> list[Proc]:
+    """Every process whose network namespace is `netns` (empty when the namespace is gone)."""
+    want = _inode(netns_dir / netns)
+    if want is None:
+        return []
+    out = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or _inode(entry / "ns" / "net") != want:
+            continue
+        found = read_proc(int(entry.name), proc)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def memory_kib(pid: int, proc: Path = PROC) -> dict[str, int]:
+    """Rss and Pss of a process in KiB (/proc/PID/smaps_rollup); {} when it is gone."""
+    try:
+        text = (proc / str(pid) / "smaps_rollup").read_text()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("Rss", "Pss") and rest.split():
+            out[key.lower()] = int(rest.split()[0])
+    return out
