@@ -57,7 +57,8 @@ def _resolve_name(name: str | None) -> str:
 
 @app.command()
 def plan(topology: Annotated[Path, typer.Argument(help="topology or lab YAML, or a containerlab .clab.yml")],
-         output: Annotated[Path | None, typer.Option("-o", "--output", help="write configs here")] = None,
+         output: Annotated[Path | None, typer.Option("-o", "--output", help="write configs here: a new or "
+                                               "empty folder, or one twin wrote before (its .twin-written)")] = None,
          as_json: JsonOpt = False) -> None:
     """Plan a fabric (no root): ASNs, addresses, sessions; with -o, write config_db.json and frr.conf."""
     from twin.lab import load_lab
@@ -156,6 +157,8 @@ def status_doc(lab_name: str) -> dict[str, Any]:
         "bgp": health.bgp if health else {"established": 0, "total": 0},
         "ecmp": health.ecmp if health else {},
         "checks": [r.model_dump() for r in health.results] if health else [],
+        "agent": health.agent if health else {},
+        "daemons": health.daemons if health else {},
     }
 
 
@@ -255,13 +258,11 @@ def push(name: NameOpt = None,
 @app.command()
 def verify(name: NameOpt = None, as_json: JsonOpt = False,
            junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML here")] = None) -> None:
-    """Read state over gNMI and run the check catalog: sessions, ECMP, reachability, BFD, MTUs."""
+    """Read state over gNMI and run the check catalog: sessions, ECMP, reachability, BFD, MTUs; and check
+    that the lab's gNMI agent and every switch's FRR daemons and redis-server run."""
     import time
 
-    from twin.checks.catalog import verify_checks
-    from twin.checks.health import evaluate
-    from twin.gnmi.collect import collect as collect_gnmi
-    from twin.gnmi.collect import running_configs
+    from twin.lifecycle import verify_lab
     from twin.report.health import health_table
     from twin.report.junit import write_junit
     from twin.runtime.state import load_plan, load_state
@@ -272,8 +273,7 @@ def verify(name: NameOpt = None, as_json: JsonOpt = False,
         raise TwinError(f"lab '{lab_name}' is not running")
     plan = load_plan(lab_name)
     start = time.monotonic()
-    checks = verify_checks(plan, running_configs(state))
-    health = evaluate(plan, checks, collect_gnmi(state, checks))
+    health = verify_lab(state, plan)
     seconds = time.monotonic() - start
     if junit is not None:
         write_junit(junit, f"twin.verify.{lab_name}", health.results, seconds)
@@ -324,6 +324,10 @@ def drill(kind: Annotated[str | None, typer.Argument(
         assert kind is not None
         params = {"loss_pct": loss_pct, "flaps": flaps, "period_ms": period_ms, "hold_ms": hold_ms, "mtu": mtu}
         plan_ = single(kind, target, **params)
+    if report is not None:
+        from twin.owned import check_folder
+
+        check_folder(report, "twin drill --report")  # before the drill, not after it
     lab_name = _resolve_name(name)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as progress:
@@ -346,7 +350,7 @@ def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/co
              lab: Annotated[Path | None, typer.Option(help="lab file whose `roce:` section sets the RoCE "
                                                            "MTU, lossless priorities and traffic classes")] = None,
              models: Annotated[Path | None, typer.Option(help="sonic-yang-models folder (default: "
-                                                             "$TWIN_SONIC_YANG, or one beside the repository)")] = None,
+                                                             "$TWIN_SONIC_YANG, or the reference folder's)")] = None,
              no_yang: Annotated[bool, typer.Option("--no-yang", help="skip the SONiC YANG check")] = False,
              as_json: JsonOpt = False) -> None:
     """Static checks of generated configs (no root): SONiC YANG, per-switch schema, BGP sessions both ways, ASNs,
@@ -455,11 +459,12 @@ def cli(node: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], na
         raise TwinError("the ssh client is not installed: apt-get install openssh-client")
     argv = ["ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
             "-p", str(target["port"]), f"{target['username']}@{target['host']}"]
-    if shutil.which("sshpass"):
-        argv = ["sshpass", "-p", target["password"], *argv]
+    env = dict(os.environ)
+    if shutil.which("sshpass"):  # the password in the environment (sshpass -e), never on a command line
+        argv, env["SSHPASS"] = ["sshpass", "-e", *argv], target["password"]
     else:
         console.print(f"password: {target['password']}")
-    os.execvp(argv[0], argv)
+    os.execvpe(argv[0], argv, env)
 
 
 agent_app = typer.Typer(help="The switches' gNMI agent of a lab.", no_args_is_help=True)
@@ -474,6 +479,32 @@ def agent_restart(name: NameOpt = None) -> None:
     lab_name = _resolve_name(name)
     restart_agent(lab_name)
     console.print(f"lab {lab_name}: gNMI agent restarted")
+
+
+frr_app = typer.Typer(help="The FRR routing suite of a lab's switches (SONiC's bgp container).", no_args_is_help=True)
+app.add_typer(frr_app, name="frr")
+
+
+@frr_app.command("restart")
+def frr_restart(switch: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], name: NameOpt = None,
+                as_json: JsonOpt = False) -> None:
+    """Restart a switch's FRR daemons from its CONFIG_DB, as `sudo systemctl restart bgp` does on SONiC:
+    whatever still runs is stopped, every daemon starts again with the config the switch's config daemon
+    programmed; the links and the kernel's addresses stay."""
+    from dataclasses import asdict
+
+    from twin.restart import restart_switch_frr
+
+    lab_name = _resolve_name(name)
+    result = restart_switch_frr(lab_name, switch)
+    if as_json:
+        _emit_json({"lab": lab_name, **asdict(result)})
+        return
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    console.print(f"lab {lab_name}: {switch}: FRR restarted in {result.seconds:g} s "
+                  f"(stopped: {', '.join(result.stopped) or 'nothing was running'}; "
+                  f"running: {', '.join(result.started)})")
 
 
 def _export_app() -> typer.Typer:

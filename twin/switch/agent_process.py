@@ -15,7 +15,7 @@ from twin.lab import GnmiSettings
 from twin.plan.models import Plan
 from twin.runtime.sonic_vs import agent_backend, is_sonic_image
 from twin.runtime.state import LabState, lab_dir, node_dir
-from twin.switch.tls import make_cert
+from twin.switch.tls import make_cert, write_private
 
 
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
@@ -32,7 +32,7 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: 
         "sonic_templates": str(templates) if templates is not None else None,
         "switches": [_switch_entry(state, plan, n.name) for n in switches],
     }
-    (run_dir / "agent.json").write_text(json.dumps(doc, indent=1))
+    write_private(run_dir / "agent.json", json.dumps(doc, indent=1).encode())  # it holds the password
     _spawn(state.lab, timeout)
 
 
@@ -46,7 +46,19 @@ def _switch_entry(state: LabState, plan: Plan, node: str) -> dict[str, Any]:
                              "ifmap": {i.name: i.kernel for i in interfaces if i.kernel != i.name}}
     if is_sonic_image(state.image or ""):
         entry.update(agent_backend(rundir))
+    container = _container(state, node)
+    if container is not None:   # the SSH shell runs lines outside SONiC's command set in it
+        entry["container"] = container
     return entry
+
+
+def _container(state: LabState, node: str) -> str | None:
+    """The node's container on the docker and clab runtimes (None on the netns runtime)."""
+    from twin.runtime.base import runtime_of
+    from twin.runtime.docker import DockerRuntime
+
+    runtime = runtime_of(state)
+    return runtime.container(state.lab, node) if isinstance(runtime, DockerRuntime) else None
 
 
 def restart_agent(lab: str, timeout: float = 30) -> None:

@@ -1,11 +1,15 @@
 """SONiC's database and config commands inside a twin switch: `sonic-db-cli` and `config save/load/reload`.
 
-Run as `python -m twin.switch.sonic_cli --rundir DIR sonic-db-cli ...` (or `... config ...`);
-`twin exec` and the switch's SSH shell map the SONiC command names here.
+Run as `python -m twin.switch.sonic_cli --rundir DIR sonic-db-cli ...` (or `... config ...`):
+`twin exec` maps the SONiC command names here (the root user's own tool: FILE is any host path).
+The switch's SSH shell calls `db_cli` itself; its `config` is twin.switch.config_cli, whose files
+stay in the switch's directory.
 
 - `sonic-db-cli DB COMMAND [ARGS...]` sends one redis command to database DB of the switch (names
   from database_config.json); `sonic-db-cli PING` pings the instance. Output as SONiC's C++
   sonic-db-cli prints it: HGETALL as a Python-style dict, lists one element per line, nothing for nil.
+  Redis commands that reach beyond the databases (CONFIG SET, MODULE, ...) are refused
+  (twin.switch.redis_guard).
 - `config save [-y] [FILE]`: CONFIG_DB -> FILE (default the switch's config_db.json).
 - `config load [-y] [FILE]`: FILE merged into CONFIG_DB field by field (`sonic-cfggen -j FILE
   --write-to-db`); the config daemons program what changed.
@@ -24,6 +28,8 @@ from typing import Any
 import redis
 
 from twin.switch import configdb
+from twin.switch.configdb import ConfigDb
+from twin.switch.redis_guard import redis_refusal
 from twin.switch.redis_server import socket_path
 from twin.switch.sonic_redis import SonicRedis, as_stored, database
 
@@ -57,6 +63,9 @@ def db_cli(db: SonicRedis, args: Sequence[str]) -> tuple[int, str]:
         database(args[0])
     except ValueError as exc:
         return 1, f"{exc}\n"
+    refused = redis_refusal(args[1:])
+    if refused is not None:
+        return 1, f"{refused}\n"
     try:
         reply = db.client(args[0]).execute_command(*args[1:])  # type: ignore[no-untyped-call]
     except redis.ResponseError as exc:
@@ -80,13 +89,18 @@ def config_cmd(db: SonicRedis, rundir: Path, args: Sequence[str]) -> tuple[int, 
         return 2, f"config {action}: cannot read {path}: {exc}\n"
     current = db.get_config()
     if action == "load":
-        merged = {t: {k: dict(r) for k, r in rows.items()} for t, rows in current.items()}
-        for table, rows in new.items():
-            for key, row in rows.items():
-                merged.setdefault(table, {}).setdefault(key, {}).update(row)
-        new = merged
+        new = merged(current, new)
     db.apply_config(current, new)
     return 0, f"{'Loaded' if action == 'load' else 'Reloaded'} {path} into CONFIG_DB\n"
+
+
+def merged(current: ConfigDb, new: ConfigDb) -> ConfigDb:
+    """`new` merged into `current` field by field, as `sonic-cfggen -j FILE --write-to-db` writes it."""
+    out = {t: {k: dict(r) for k, r in rows.items()} for t, rows in current.items()}
+    for table, rows in new.items():
+        for key, row in rows.items():
+            out.setdefault(table, {}).setdefault(key, {}).update(row)
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,22 +1,83 @@
-"""SSH on every switch's management address (asyncssh), serving the SONiC-like shell.
+"""SSH on every switch's management address (asyncssh): the switch's CLI, never the host's.
 
-Runs inside the agent process: one asyncio loop, one listener per switch, each listening
-socket created inside that switch's namespace. Password authentication only.
+Runs inside the agent process: one asyncio loop, one listener per switch, each listening socket
+created inside that switch's namespace. Password authentication only (the lab's `gnmi:` username
+and password, SONiC's admin/YourPaSsWoRd by default); no port forwarding, SFTP or SCP.
+
+A session is a SONiC login: MOTD, the prompt `admin@leaf1:~$ `, and the closed command set of
+twin.switch.shell (`show`, `sudo config`, `vtysh`, `sonic-db-cli`, `redis-cli`, `ping`,
+`traceroute`, `ip`, `sonic-cli`, `exit`); `sudo -s` gives `root@leaf1:/home/admin# ` until
+`exit`, as netmiko's linux and edgecore_sonic drivers expect for their config mode, and
+`sonic-cli` the KLISH prompt `leaf1# ` netmiko's dell_sonic driver expects. ^C interrupts the
+running command, ^D logs out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
+import collections
+import enum
 import functools
+import hmac
+import logging
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import asyncssh
 
+from twin.switch import config_cli, klish
+from twin.switch.cli_filters import Filter, FilterError
+from twin.switch.cli_output import Output
+from twin.switch.cli_process import LocalProcess, Process
+from twin.switch.container_exec import ContainerProcess
 from twin.switch.netns_socket import in_netns
-from twin.switch.shell import translate
+from twin.switch.redis_server import socket_path
+from twin.switch.shell import (
+    Config,
+    DbCli,
+    Enter,
+    Exit,
+    InContainer,
+    Piped,
+    Run,
+    Show,
+    Switch,
+    Text,
+    translate,
+    translate_redis,
+)
+from twin.switch.show_cli import run_show
+from twin.switch.sonic_cli import db_cli
+from twin.switch.sonic_redis import SonicRedis
+from twin.switch.switch_view import CLEAN_ENV, SwitchView
+from twin.switch.tls import write_private
+from twin.switch.vtysh_guard import VTYSH_CONF, refusal, vtysh_conf
+
+log = logging.getLogger("twin.sshd")
+MOTD = ("You are on\n"
+        "  ____   ___  _   _ _  ____\n"
+        " / ___| / _ \\| \\ | (_)/ ___|\n"
+        " \\___ \\| | | |  \\| | | |\n"
+        "  ___) | |_| | |\\  | | |___\n"
+        " |____/ \\___/|_| \\_|_|\\____|\n\n"
+        "-- Software for Open Networking in the Cloud --\n\n"
+        "Unauthorized access and/or use are prohibited.\n"
+        "All access and/or use are subject to monitoring.\n\n"
+        "Help:    https://sonic-net.github.io/SONiC/\n\n"
+        "twin: this switch's CLI - show, sudo config, vtysh, sonic-db-cli, redis-cli, ping, traceroute, "
+        "ip, sonic-cli\n\n")
+
+
+class Signal(enum.Enum):
+    BREAK = "break"   # ^C
+    EOF = "eof"       # ^D, or the client closed its side
+
+
+Item = str | Signal
 
 
 class _Server(asyncssh.SSHServer):
@@ -30,62 +91,344 @@ class _Server(asyncssh.SSHServer):
         return True
 
     def validate_password(self, username: str, password: str) -> bool:
-        return username == self.username and password == self.password
+        return hmac.compare_digest(username.encode(), self.username.encode()) and \
+            hmac.compare_digest(password.encode(), self.password.encode())
 
 
-async def _run(cmd_line: str, name: str, netns: str, rundir: Path, process: Any) -> int:
-    cmd = translate(cmd_line, netns, rundir)
-    if cmd.text is not None:
-        process.stdout.write(cmd.text.replace("\n", "\r\n") if process.get_terminal_type() else cmd.text)
-        return 0
-    if cmd.argv is None:
-        return 0
-    proc = await asyncio.create_subprocess_exec(*cmd.argv, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.STDOUT)
-    out, _ = await proc.communicate()
-    text = out.decode(errors="replace")
-    process.stdout.write(text.replace("\n", "\r\n") if process.get_terminal_type() else text)
-    return proc.returncode or 0
+class Inbox:
+    """What the client typed, line by line, with ^C and end of input."""
+
+    def __init__(self) -> None:
+        self.items: collections.deque[Item] = collections.deque()
+        self.ready = asyncio.Event()
+
+    def put(self, item: Item) -> None:
+        self.items.append(item)
+        self.ready.set()
+
+    async def wait(self, beyond: int = 0) -> None:
+        """Until there are more than `beyond` items."""
+        while len(self.items) <= beyond:
+            self.ready.clear()
+            await self.ready.wait()
+
+    async def get(self) -> Item:
+        await self.wait()
+        return self.items.popleft()
 
 
-def _handler(name: str, netns: str, rundir: Path, username: str) -> Any:
-    prompt = f"{username}@{name}:~$ "
+class EchoSwallow:
+    """Drops a process's echo of the lines it was given (vtysh over a pipe prints `prompt line`),
+    since the client's line editor already showed them."""
 
-    async def handle(process: Any) -> None:
-        if process.command:  # ssh host "show version"
-            process.exit(await _run(process.command, name, netns, rundir, process))
-            return
-        process.stdout.write(f"Welcome to {name} (twin, SONiC-like shell; FRR via vtysh)\r\n{prompt}")
-        try:
-            async for line in process.stdin:
-                cmd = translate(line, netns, rundir)
-                if cmd.exit:
+    def __init__(self) -> None:
+        self.expected: collections.deque[str] = collections.deque()
+        self.buf = ""
+
+    def expect(self, line: str) -> None:
+        self.expected.append(line + "\n")
+
+    def feed(self, text: str) -> str:
+        self.buf += text
+        out: list[str] = []
+        while self.expected:
+            nl = self.buf.find("\n")
+            if nl < 0:
+                if len(self.buf) > 65536:
                     break
-                await _run(line, name, netns, rundir, process)
-                process.stdout.write(prompt)
-        except asyncssh.BreakReceived:
-            pass
-        process.exit(0)
+                return "".join(out)
+            line, self.buf = self.buf[:nl + 1], self.buf[nl + 1:]
+            if line.endswith(self.expected[0]):
+                line = line[:-len(self.expected[0])]
+                self.expected.popleft()
+            out.append(line)
+        out.append(self.buf)
+        self.buf = ""
+        return "".join(out)
+
+
+class Session:
+    """One SSH session on one switch."""
+
+    def __init__(self, process: Any, switch: Switch, user: str) -> None:
+        self.process, self.switch, self.user = process, switch, user
+        self.tty = process.get_terminal_type() is not None
+        self.inbox = Inbox()
+        self.view = SwitchView(switch.name, switch.rundir)
+        self.root = self.root_home = False
+        self.mode = "shell"          # shell, sonic-cli, redis-cli
+        self.klish = klish.Klish()
+        self.redis_db = 0
+        self.status = 0
+        self.closed = False
+
+    # -- input and output -------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        while True:
+            try:
+                line = await self.process.stdin.readline()
+            except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                self.inbox.put(Signal.BREAK)
+                continue
+            except asyncssh.TerminalSizeChanged:
+                continue
+            except (asyncssh.Error, OSError):
+                self.inbox.put(Signal.EOF)
+                return
+            if not line:
+                self.inbox.put(Signal.EOF)
+                return
+            self.inbox.put(line.rstrip("\r\n"))
+
+    def write(self, out: str, err: str = "") -> None:
+        """Output as a terminal shows it (one stream, the line editor adds the \\r), or, without a
+        terminal, standard output and standard error apart."""
+        if self.tty:
+            text = out + err
+            if text:
+                self.process.stdout.write(text)
+        else:
+            if out:
+                self.process.stdout.write(out)
+            if err:
+                self.process.stderr.write(err)
+
+    def show(self, output: Output) -> int:
+        self.write(output.out, output.err)
+        return output.status
+
+    def prompt(self) -> str:
+        if self.mode == "sonic-cli":
+            return self.klish.prompt(self.switch.name)
+        if self.mode == "redis-cli":
+            return f"127.0.0.1:6379{f'[{self.redis_db}]' if self.redis_db else ''}> "
+        if self.root:
+            return f"root@{self.switch.name}:{'~' if self.root_home else '/home/' + self.user}# "
+        return f"{self.user}@{self.switch.name}:~$ "
+
+    # -- the session ----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        reader = asyncio.create_task(self._read())
+        try:
+            if self.process.command is not None:   # ssh host "show version"
+                await self.guarded(self.process.command)
+                if not self.closed and (self.mode != "shell" or self.root):
+                    await self.loop()
+            else:
+                self.write(MOTD)
+                await self.loop()
+        finally:
+            reader.cancel()
+        self.process.exit(self.status)
+
+    async def loop(self) -> None:
+        while not self.closed:
+            if self.tty:
+                self.write(self.prompt())
+            item = await self.inbox.get()
+            if item is Signal.EOF:   # the end of the client's input: the session ends
+                self.write("logout\n" if self.tty else "")
+                return
+            if item is Signal.BREAK:
+                if self.tty:
+                    self.process.channel.clear_input()
+                    self.write("^C\n")
+                self.status = 130
+                continue
+            await self.guarded(item)
+
+    async def guarded(self, line: str) -> None:
+        """One line; a failure of the switch's parts (its redis gone, ...) is reported, the session stays."""
+        try:
+            await self.line(line)
+        except Exception as exc:
+            log.exception("%s: SSH command %r failed", self.switch.name, line)
+            self.status = self.show(Output(err=f"-bash: {(line.split() or [''])[0]}: {exc}\n", status=1))
+
+    async def line(self, line: str) -> None:
+        if self.mode == "sonic-cli":
+            self.klish, output = await asyncio.to_thread(klish.handle, self.view, self.klish, line)
+            self.status = self.show(output)
+            if self.klish.left:
+                self.mode, self.klish = "shell", klish.Klish()
+            return
+        if self.mode == "redis-cli":
+            action = translate_redis(line, self.switch, self.redis_db, self.tty)
+            if isinstance(action, Enter):
+                self.redis_db = action.db
+                self.status = self.show(Output(out="OK\n"))
+            elif isinstance(action, Exit):
+                self.mode = "shell"
+            else:
+                self.status = await self.perform(action, ())
+            return
+        piped = translate(line, self.switch, self.root, self.tty)
+        action, filters = (piped.action, piped.filters) if isinstance(piped, Piped) else (piped, ())
+        self.status = await self.perform(action, filters)
+
+    async def perform(self, action: Any, filters: tuple[Filter, ...]) -> int:
+        if isinstance(action, Exit):
+            if self.root:
+                self.root = False
+            else:
+                self.closed = True
+            return 0
+        if isinstance(action, Enter):
+            if action.mode == "root":
+                self.root, self.root_home = True, action.home
+            else:
+                self.mode, self.redis_db, self.klish = action.mode, action.db, klish.Klish()
+            return 0
+        capture = bool(filters)
+        if isinstance(action, Text):
+            output = action.output
+        elif isinstance(action, Show):
+            output = await asyncio.to_thread(run_show, self.view, list(action.args))
+        elif isinstance(action, Config):
+            output = await self.config(action)
+        elif isinstance(action, DbCli):
+            output = await asyncio.to_thread(self.db_cli, list(action.args))
+        elif isinstance(action, Run):
+            output = await self.run_process(functools.partial(LocalProcess.start, action.argv, self.env()),
+                                            capture, vtysh=action.vtysh)
+        elif isinstance(action, InContainer):
+            output = await self.run_process(functools.partial(ContainerProcess.start, action.container,
+                                                              action.line), capture)
+        else:
+            raise TypeError(f"unknown action {action!r}")
+        return self.show(filtered(output, filters))
+
+    def env(self) -> dict[str, str]:
+        return {**CLEAN_ENV, "HOME": str(self.switch.rundir), "TERM": "dumb", "COLUMNS": "512"}
+
+    def db_cli(self, args: list[str]) -> Output:
+        code, text = db_cli(SonicRedis(unix_socket=socket_path(self.switch.rundir)), args)
+        return Output(out=text) if code == 0 else Output(err=text, status=code)
+
+    async def config(self, action: Config) -> Output:
+        request = action.request
+        if request.question is not None:
+            self.write(f"{request.question} [y/N]: ")
+            item = await self.inbox.get()
+            if not isinstance(item, str) or item.strip().lower() not in ("y", "yes"):
+                if item is Signal.BREAK and self.tty:
+                    self.write("^C\n")
+                return Output(err="Aborted!\n", status=1)
+        return await asyncio.to_thread(config_cli.execute, self.view, request, self.user)
+
+    async def run_process(self, start: Callable[[], Any], capture: bool, vtysh: bool = False) -> Output:
+        """Run a process to its end: its output shown (or kept, for filters), typed lines fed to it
+        (vtysh: checked first), ^C passed on as SIGINT."""
+        try:
+            proc: Process = await start()
+        except Exception as exc:  # the Docker engine gone, a missing binary: say it, keep the session
+            return Output(err=f"-bash: {exc}\n", status=126)
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        echo = EchoSwallow() if vtysh else None
+        kept: list[str] = []
+
+        async def pump() -> None:
+            while True:
+                chunk = await proc.read()
+                text = decoder.decode(chunk, final=not chunk)
+                if echo is not None:
+                    text = echo.feed(text)
+                if capture:
+                    kept.append(text)
+                elif text:
+                    self.write(text)
+                if not chunk:
+                    return
+
+        output = asyncio.create_task(pump())
+        interactive = vtysh or isinstance(proc, ContainerProcess)
+        ahead = 0   # typed-ahead items at the front of the inbox: the shell's, after this command
+        while not output.done():
+            waiter = asyncio.create_task(self.inbox.wait(ahead))
+            await asyncio.wait({output, waiter}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+            waiter.cancel()
+            if self.process.channel.is_closing():   # the client went away: so does its command
+                proc.kill()
+                break
+            while len(self.inbox.items) > ahead:
+                item = self.inbox.items[ahead]
+                if item is Signal.BREAK:      # ^C: SIGINT, and the typed-ahead input is dropped
+                    for _ in range(ahead + 1):
+                        self.inbox.items.popleft()
+                    ahead = 0
+                    proc.interrupt()
+                elif not interactive or item is Signal.EOF:
+                    if item is Signal.EOF:
+                        proc.close_stdin()
+                    ahead += 1
+                else:
+                    del self.inbox.items[ahead]
+                    line = str(item)
+                    why = refusal(line) if vtysh else None
+                    if why is not None:
+                        self.write(f"% {why}\n")
+                        line = ""
+                    if echo is not None:
+                        echo.expect(line)
+                    proc.write((line + "\n").encode())
+        status = await proc.wait()
+        output.cancel()
+        return Output(out="".join(kept), status=status)
+
+
+def filtered(output: Output, filters: tuple[Filter, ...]) -> Output:
+    """`output` through the `|` stages (bash: the status is the last stage's)."""
+    if not filters:
+        return output
+    text, status = output.out, output.status
+    try:
+        for stage in filters:
+            text, status = stage.apply(text)
+    except FilterError as exc:
+        return Output(err=output.err + f"{exc}\n", status=2)
+    return Output(out=text, err=output.err, status=status)
+
+
+def _handler(switch: Switch, username: str) -> Callable[[Any], Any]:
+    async def handle(process: Any) -> None:
+        if process.subsystem:   # sftp and the like: not on this switch
+            process.exit(1)
+            return
+        await Session(process, switch, username).run()
 
     return handle
+
+
+def prepare_switch(switch: Switch) -> None:
+    """vtysh's config in the switch's run directory: integrated (write memory writes frr.conf
+    there) and the switch's name as vtysh's prompt."""
+    if not switch.sonic and switch.rundir.is_dir():
+        conf = switch.rundir / VTYSH_CONF
+        if not conf.exists():
+            conf.write_text(vtysh_conf(switch.name))
 
 
 def start(switches: list[dict[str, Any]], username: str, password: str, port: int, host_key: Path) -> None:
     """Start the SSH listeners in a background thread; returns once they listen."""
     if not host_key.exists():
-        host_key.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
-        host_key.chmod(0o600)
+        write_private(host_key, asyncssh.generate_private_key("ssh-ed25519").export_private_key())
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     errors: list[BaseException] = []
 
     async def listen_all() -> None:
         for sw in switches:
-            sock = in_netns(sw["netns"], functools.partial(_listening_socket, sw["mgmt"], port))
+            switch = Switch.from_settings(sw)
+            prepare_switch(switch)
+            bind = functools.partial(_listening_socket, sw["mgmt"], port)
+            sock = in_netns(sw["netns"], bind) if sw.get("netns") else bind()
             await asyncssh.listen(sock=sock, server_host_keys=[str(host_key)],
                                   server_factory=lambda: _Server(username, password),
-                                  process_factory=_handler(sw["name"], sw["netns"], Path(sw["rundir"]), username),
-                                  encoding="utf-8", line_editor=True)
+                                  process_factory=_handler(switch, username),
+                                  encoding="utf-8", line_editor=True, allow_scp=False,
+                                  agent_forwarding=False, x11_forwarding=False)
 
     def run() -> None:
         asyncio.set_event_loop(loop)
