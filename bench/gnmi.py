@@ -21,7 +21,11 @@ ctrl-C, unless --keep), then:
   Established again and the notifications say so;
 - agent_cpu_percent: the lab's agent process (every switch's gNMI and state producers) as
   percent of one core over --window seconds with no subscription, then with 4 STREAM ON_CHANGE
-  subscriptions (leaf1 and leaf2, PORT_TABLE and NEIGH_STATE_TABLE, one RPC each).
+  subscriptions (leaf1 and leaf2, PORT_TABLE and NEIGH_STATE_TABLE, one RPC each);
+- load: 1, 4 and 16 client processes (--clients) on leaf1 for --seconds each: Gets of
+  BGP_NEIGHBOR, every tenth request a Set of the client's own port description; requests/s,
+  p50/p99, errors, and whether each client's last acknowledged Set is in CONFIG_DB;
+- streams: Get latency on leaf1 alone and beside --streams STREAM subscriptions on it.
 Other labs on the machine share its CPUs: expect noise, and compare figures of one run.
 """
 
@@ -55,7 +59,7 @@ from twin.gnmi.client import SwitchClient  # noqa: E402
 from twin.switch.frr_vty import Vty  # noqa: E402
 
 RUN = Path(os.environ.get("TWIN_RUN_DIR", "/run/twin"))
-PARTS = ("push", "get", "on_change", "cpu")
+PARTS = ("push", "get", "on_change", "cpu", "load", "streams")
 GET_PATHS = ("/sonic-db:CONFIG_DB/localhost/", "/sonic-db:STATE_DB/localhost/", "/sonic-db:APPL_DB/localhost/",
              "/sonic-db:COUNTERS_DB/localhost/COUNTERS")
 PORT_TABLE = "/sonic-db:STATE_DB/localhost/PORT_TABLE"
@@ -434,6 +438,106 @@ def bench_cpu(lab: str, window: float) -> dict[str, Any]:
             "agent_cwd": os.readlink(f"/proc/{pid}/cwd")}
 
 
+# -- 5. load: concurrent clients, and Gets beside many STREAM subscriptions -----------------------
+
+LOAD_GET = "/sonic-db:CONFIG_DB/localhost/BGP_NEIGHBOR"
+LOAD_SET_EVERY = 10  # one request in ten is a Set (a port description of the client's own)
+
+
+def load_client(lab: str, node: str, port: str, index: int, seconds: float) -> dict[str, Any]:
+    """One client process: Gets of BGP_NEIGHBOR with a Set of `port`'s description every tenth
+    request, for `seconds`; latencies in ms per kind, and the errors."""
+    os.environ["GRPC_VERBOSITY"] = "ERROR"
+    gc = client(lab, node)
+    lat: dict[str, list[float]] = {"get": [], "set": []}
+    errors: list[str] = []
+    deadline, n = time.monotonic() + seconds, 0
+    try:
+        while time.monotonic() < deadline:
+            n += 1
+            kind = "set" if n % LOAD_SET_EVERY == 0 else "get"
+            t0 = time.monotonic()
+            try:
+                if kind == "get":
+                    gc.get(path=[LOAD_GET], encoding="json_ietf")
+                else:
+                    gc.set(update=[(f"/sonic-db:CONFIG_DB/localhost/PORT/{port}/description",
+                                    json.dumps(f"load {index} {n}"))], encoding="json_ietf")
+            except Exception as exc:  # counted and reported: the bench's figure is errors = 0
+                errors.append(f"{kind}: {str(exc)[:200]}")
+                continue
+            lat[kind].append(1000 * (time.monotonic() - t0))
+    finally:
+        gc.close()
+    return {"lat": lat, "errors": errors, "last": f"load {index} {n - n % LOAD_SET_EVERY}"}
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+def bench_load(lab: str, clients: list[int], seconds: float) -> dict[str, Any]:
+    """Per client count: requests/s, p50/p99 of Gets and Sets, errors, and whether every client's
+    last acknowledged Set is what CONFIG_DB holds (no lost update). Clients are processes, so
+    the figure is the agent's, not one Python client's GIL."""
+    import multiprocessing
+
+    node = "leaf1"
+    with SwitchClient(node, twin_target(lab, node), timeout=60) as sw:
+        ports = list(sw.table("CONFIG_DB", "PORT"))
+    out: dict[str, Any] = {"switch": node, "seconds": seconds, "mix": f"Get {LOAD_GET}, every "
+                           f"{LOAD_SET_EVERY}th request a Set of the client's own PORT description"}
+    ctx = multiprocessing.get_context("spawn")
+    for count in clients:
+        with ctx.Pool(count) as pool:
+            t0 = time.monotonic()
+            results = pool.starmap(load_client, [(lab, node, ports[i % len(ports)], i, seconds)
+                                                  for i in range(count)])
+            wall = time.monotonic() - t0
+        gets = [x for r in results for x in r["lat"]["get"]]
+        sets = [x for r in results for x in r["lat"]["set"]]
+        errors = [e for r in results for e in r["errors"]]
+        with SwitchClient(node, twin_target(lab, node), timeout=60) as sw:
+            table = sw.table("CONFIG_DB", "PORT")
+        kept = sum(1 for i, r in enumerate(results[:len(ports)])
+                   if table[ports[i % len(ports)]].get("description") == r["last"])
+        out[str(count)] = {
+            "requests_per_s": round((len(gets) + len(sets)) / min(wall, seconds + 5), 1),
+            "get_ms": {"p50": _pct(gets, 0.5), "p99": _pct(gets, 0.99), "n": len(gets)},
+            "set_ms": {"p50": _pct(sets, 0.5), "p99": _pct(sets, 0.99), "n": len(sets)},
+            "all_p99_ms": _pct(gets + sets, 0.99), "errors": len(errors), "error_samples": errors[:3],
+            "last_set_kept": f"{kept}/{min(count, len(ports))}",
+        }
+    return out
+
+
+def bench_streams(lab: str, streams: int, gets: int) -> dict[str, Any]:
+    """Get latency on leaf1 alone, then with `streams` STREAM ON_CHANGE subscriptions open on it
+    (each its own RPC, as many tools open them): subscriptions must not starve other requests."""
+    def get_ms() -> list[float]:
+        gc = client(lab, "leaf1")
+        try:
+            out = []
+            for _ in range(gets):
+                t0 = time.monotonic()
+                gc.get(path=[LOAD_GET], encoding="json_ietf")
+                out.append(1000 * (time.monotonic() - t0))
+            return out
+        finally:
+            gc.close()
+
+    alone = get_ms()
+    subs = [("leaf1", PORT_TABLE if i % 2 else NEIGH_TABLE) for i in range(streams)]
+    with watching(lab, subs):
+        beside = get_ms()
+    return {"streams": streams, "gets": gets,
+            "get_ms_alone": {"p50": _pct(alone, 0.5), "max": round(max(alone), 1)},
+            "get_ms_with_streams": {"p50": _pct(beside, 0.5), "max": round(max(beside), 1)}}
+
+
 # -- the run --------------------------------------------------------------------------------------
 
 def _terminate(signum: int, frame: Any) -> None:
@@ -456,6 +560,10 @@ def main() -> None:
     parser.add_argument("--twin-root", type=Path, default=REPO,
                         help="run `twin` (and so the lab's agent) from this checkout; default: this one")
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated subset of {','.join(PARTS)}")
+    parser.add_argument("--clients", default="1,4,16", help="load: client counts, one run each")
+    parser.add_argument("--seconds", type=float, default=60.0, help="load: seconds of each run")
+    parser.add_argument("--streams", type=int, default=16, help="streams: STREAM subscriptions beside Gets")
+    parser.add_argument("--lab", help="use this running lab instead of bringing one up (never taken down)")
     args = parser.parse_args()
     parts = [p for p in args.parts.split(",") if p]
     if unknown := set(parts) - set(PARTS):
@@ -463,14 +571,15 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminate)
     threading.excepthook = _quiet_cancelled
     twin = Twin(args.twin_root.resolve())
-    lab = f"bg{uuid.uuid4().hex[:5]}"
+    lab = args.lab or f"bg{uuid.uuid4().hex[:5]}"
     doc: dict[str, Any] = {"lab": args.lab_file, "name": lab, "twin_root": str(twin.root)}
     try:
-        t0 = time.monotonic()
-        up = twin.run("up", args.lab_file, "--name", lab, "--json", timeout=900)
-        doc["seconds_up"] = round(time.monotonic() - t0, 1)
-        if up.returncode != 0:
-            raise RuntimeError(f"twin up exited {up.returncode}: {(up.stderr or up.stdout)[-2000:]}")
+        if not args.lab:
+            t0 = time.monotonic()
+            up = twin.run("up", args.lab_file, "--name", lab, "--json", timeout=900)
+            doc["seconds_up"] = round(time.monotonic() - t0, 1)
+            if up.returncode != 0:
+                raise RuntimeError(f"twin up exited {up.returncode}: {(up.stderr or up.stdout)[-2000:]}")
         doc["switches"] = len(switches(lab))
         if "push" in parts:
             doc["push"] = bench_push(twin, lab)
@@ -483,6 +592,10 @@ def main() -> None:
             cpu = bench_cpu(lab, args.window)
             doc["agent_cpu_percent"] = {"idle": cpu.pop("idle"), "subscriptions_4": cpu.pop("subscriptions_4")}
             doc["agent_cpu"] = cpu
+        if "load" in parts:
+            doc["load"] = bench_load(lab, [int(c) for c in args.clients.split(",")], args.seconds)
+        if "streams" in parts:
+            doc["streams"] = bench_streams(lab, args.streams, 50)
     except KeyboardInterrupt:
         doc["error"] = "interrupted"
     except Exception as exc:  # reported in the document; the lab still goes down
@@ -490,7 +603,7 @@ def main() -> None:
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        if args.keep:
+        if args.keep or args.lab:
             doc["kept"] = f"twin down --name {lab}"
         else:
             down = twin.run("down", "--name", lab, timeout=300)

@@ -61,6 +61,14 @@ def _endpoint(sw: dict[str, Any], templates: Path | None = None) -> tuple[Switch
     return Endpoint(name=sw["name"], rundir=rundir, ports=sw["ports"], daemon=daemon), (daemon, producers)
 
 
+# One thread per RPC in flight: a STREAM subscription holds its thread for as long as it runs, so
+# the pool is sized for many (threads are made only when needed) and a client beyond it is told
+# RESOURCE_EXHAUSTED at once instead of waiting. Messages: grpc-go's default 4 MiB, as sonic-gnmi.
+MAX_RPCS = 256
+MAX_MESSAGE = 4 * 1024 * 1024
+GRPC_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", -1)]
+
+
 def serve(run_dir: Path) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = json.loads((run_dir / "agent.json").read_text())
@@ -77,10 +85,14 @@ def serve(run_dir: Path) -> None:
     parts: list[SwitchParts] = []
     for sw in settings["switches"]:
         ep, own = _endpoint(sw, Path(settings["sonic_templates"]) if settings.get("sonic_templates") else None)
-        ep.recover()
+        try:
+            ep.recover()
+        except Exception:  # one switch's leftover must not keep every other switch's gNMI and SSH down
+            log.exception("%s: could not undo an interrupted Set; CONFIG_DB is left as it is", sw["name"])
         if own is not None:
             parts.append(own)
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_RPCS, thread_name_prefix=sw["name"]),
+                             maximum_concurrent_rpcs=MAX_RPCS, options=GRPC_OPTIONS)
         servicer = SonicGnmiServicer(ep, settings["username"], settings["password"], yang)
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
         reboot = SwitchReboot.from_settings(sw, own[0]) if own is not None else None

@@ -26,6 +26,7 @@ from typing import Any
 from twin.render.frr import render_frr
 from twin.switch import configdb
 from twin.switch.apply import frr_lines
+from twin.switch.config_values import without_unsafe
 from twin.switch.configdb import ConfigDb
 from twin.switch.frr_daemons import runtime_lines
 from twin.switch.kernel import kernel_changes
@@ -119,8 +120,12 @@ class ConfigDaemon:
         """Send the kernel and FRR what differs between the programmed config and `new`.
 
         ProgramError when not `tolerant` and something was refused (what was sent stays sent:
-        the caller programs the old config back)."""
-        new = as_stored(new)
+        the caller programs the old config back). Entries no FRR or kernel line may carry
+        (twin.switch.config_values: control characters, oversized, spaces in a kernel key) stay
+        as they were programmed and are logged, whoever wrote them to CONFIG_DB."""
+        new, unsafe = without_unsafe(as_stored(new), self.programmed)
+        for problem in unsafe:
+            log.error("%s: change not programmed: %s", self.name, problem)
         with self.lock:
             old = self.programmed
             if new == old:

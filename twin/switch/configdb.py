@@ -11,6 +11,7 @@ import copy
 import json
 import os
 import re
+import tempfile
 from importlib import resources
 from ipaddress import IPv4Interface, ip_address, ip_interface
 from pathlib import Path
@@ -51,14 +52,22 @@ def load(path: Path) -> ConfigDb:
 
 
 def save(path: Path, db: ConfigDb) -> None:
-    """Write-then-rename, so a crash leaves the old file or the new one, never half of one."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w") as f:
-        json.dump(db, f, indent=4, sort_keys=True)
-        f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    tmp.replace(path)
+    """Write-then-rename, so a crash leaves the old file or the new one, never half of one. The
+    temporary file has a name of its own (never `config_db.json.tmp`, which is sonic-gnmi's staged
+    full config), so writers of other files in the folder cannot remove it."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(db, f, indent=4, sort_keys=True)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _int(value: Any, lo: int, hi: int) -> bool:
@@ -205,7 +214,7 @@ def validate(db: Any) -> list[str]:
     else:
         if not meta.get("hostname"):
             errors.append("DEVICE_METADATA|localhost hostname: required")
-        if "type" in meta and meta["type"] not in DEVICE_TYPES:
+        if "type" in meta and str(meta["type"]) not in DEVICE_TYPES:
             errors.append(f"DEVICE_METADATA|localhost type: '{meta['type']}' is not a SONiC device type "
                           "(ToRRouter faces servers, LeafRouter is the tier above, SpineRouter above that)")
         if not _int(meta.get("bgp_asn", ""), 1, 4294967294):
@@ -261,7 +270,7 @@ def validate(db: Any) -> list[str]:
             errors.append(f"BGP_NEIGHBOR|{key} local_addr: {local} is not an address of this switch "
                           "(INTERFACE or LOOPBACK_INTERFACE)")
         group = row.get("peer_group_name")
-        if group is not None and group not in groups:
+        if group is not None and str(group) not in groups:
             errors.append(f"BGP_NEIGHBOR|{key} peer_group_name: no BGP_PEER_GROUP '{group}'")
         if row.get("admin_status", "up") not in ("up", "down"):
             errors.append(f"BGP_NEIGHBOR|{key} admin_status: '{row['admin_status']}' must be up or down")

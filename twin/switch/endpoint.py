@@ -37,19 +37,24 @@ class Endpoint(SonicEndpoint):
 
     def _write(self, current: ConfigDb, new: ConfigDb) -> None:
         with self.daemon.lock:
-            configdb.save(self.pending, new)
-            self.db.apply_config(current, new)
-            self.daemon.set_cache(new)
             try:
+                configdb.save(self.pending, new)
+                self.db.apply_config(current, new)
+                self.daemon.set_cache(new)
                 self.daemon.program(new)
-            except ProgramError as exc:
-                self.db.apply_config(new, current)
-                self.daemon.set_cache(current)
-                self.daemon.program(current, tolerant=True)
-                self.pending.unlink()
-                raise SetRejected(str(exc)) from None
-            configdb.save(self.path, new)
-            self.pending.unlink()
+                configdb.save(self.path, new)
+            except Exception as exc:  # refused by FRR or the kernel, or failed on the way: undo all
+                self._undo(current)
+                reason = str(exc) if isinstance(exc, ProgramError) else f"{type(exc).__name__}: {exc}"
+                raise SetRejected(reason) from None
+            finally:
+                self.pending.unlink(missing_ok=True)
+
+    def _undo(self, current: ConfigDb) -> None:
+        """CONFIG_DB, the config daemon and the switch back to `current` (what was saved)."""
+        self.db.apply_config(self.db.get_config(), current)
+        self.daemon.set_cache(current)
+        self.daemon.program(current, tolerant=True)
 
     def recover(self) -> None:
         """Undo a commit a crash interrupted: CONFIG_DB back to the saved config_db.json (the
@@ -58,8 +63,8 @@ class Endpoint(SonicEndpoint):
             return
         try:
             saved = configdb.load(self.path)
-        except ValueError:
+        except (OSError, ValueError):
             saved = None
         if saved is not None:
             self.db.apply_config(self.db.get_config(), saved)
-        self.pending.unlink()
+        self.pending.unlink(missing_ok=True)

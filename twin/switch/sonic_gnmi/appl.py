@@ -19,6 +19,7 @@ from typing import Any
 
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.sonic_gnmi.golang import go_unmarshal
 from twin.switch.sonic_gnmi.native import NativeClient
 from twin.switch.sonic_gnmi.paths import TablePath
 from twin.switch.sonic_gnmi.status import unknown
@@ -64,7 +65,7 @@ class Producer:
 def _value(val: gnmi_pb2.TypedValue, tp: TablePath) -> Any:
     if val.json_ietf_val:
         try:
-            return json.loads(val.json_ietf_val)
+            return go_unmarshal(val.json_ietf_val)
         except json.JSONDecodeError as exc:
             raise unknown(f"JSON unmarshalling error: {exc}") from None
     if tp.key:

@@ -24,6 +24,7 @@ from typing import Any
 import jsonpatch
 
 from twin.switch import configdb
+from twin.switch.config_values import changed_entry_problems
 from twin.switch.configdb import ConfigDb
 from twin.switch.endpoint_protocol import SetRejected, SwitchEndpoint
 from twin.switch.sonic_gnmi.patch import Patch, patch_text
@@ -53,7 +54,10 @@ class Gcu:
         known = {t: rows for t, rows in config.items() if t in configdb.KNOWN_TABLES}
         return configdb.schema_errors(known)
 
-    def _check(self, patch: Patch, target: ConfigDb) -> None:
+    def _check(self, patch: Patch, current: ConfigDb, target: ConfigDb) -> None:
+        unsafe = changed_entry_problems(current, target)
+        if unsafe:
+            raise unknown(f"Given patch will produce invalid config. Error: {'; '.join(unsafe[:3])}")
         empty = [t for t, rows in target.items() if not rows]
         if empty:
             raise unknown(f"given patch is not valid because it will result in empty tables which is not "
@@ -83,7 +87,7 @@ class Gcu:
                 raise unknown(f"Failed to apply patch: {str(exc).split(' in {')[0]}") from None
             if not isinstance(target, dict):
                 raise unknown("Failed to apply patch: the result is not a config (a JSON object of tables)")
-            self._check(patch, target)
+            self._check(patch, current, target)
             self._commit(target)
 
     def replace(self, config: Any) -> None:
@@ -131,7 +135,7 @@ def _supplemental_errors(config: ConfigDb) -> list[str]:
         for lane in (x.strip() for x in str(attrs["lanes"]).split(",")):
             if not lane:
                 return [f"PORT '{port}' has an empty lane"]
-            if not lane.isdigit():
+            if not (lane.isascii() and lane.isdigit()):
                 return [f"PORT '{port}' has an invalid lane '{lane}'"]
             if lane in lanes:
                 return [f"'{lane}' lane is used multiple times in PORT: {{'{port}', '{lanes[lane]}'}}"]

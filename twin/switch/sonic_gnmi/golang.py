@@ -1,6 +1,7 @@
 """What sonic-gnmi's Go prints, as both handlers send it: JSON, durations, the sample interval.
 
 - `go_json`: encoding/json.Marshal of a map (keys sorted, no spaces, <, >, &, U+2028/9 escaped).
+- `go_unmarshal`: encoding/json.Unmarshal of a Set value (bad UTF-8 and lone surrogates -> U+FFFD).
 - `go_duration`: time.Duration.String() (`500ms`, `1s`, `1m30s`).
 - `sample_interval_ns`: db_client.go validateSampleInterval (MinSampleInterval is one second).
 """
@@ -21,6 +22,28 @@ def go_json(value: Any) -> bytes:
                           ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(char, escaped)
     return text.encode()
+
+
+def go_unmarshal(raw: bytes | str) -> Any:
+    """encoding/json.Unmarshal of a Set's value: invalid UTF-8 and lone UTF-16 surrogates (`"\\ud800"`)
+    become U+FFFD as Go makes them, instead of failing later where the text is written; nesting
+    deeper than Python can follow is Go's "exceeded max depth". json.JSONDecodeError as json."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("exceeded max depth", text, 0) from None
+    return _replace_surrogates(value)
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def go_duration(ns: int) -> str:

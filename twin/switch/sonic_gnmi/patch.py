@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.sonic_gnmi.golang import go_unmarshal
 from twin.switch.sonic_gnmi.paths import element_names, json_pointer
 from twin.switch.sonic_gnmi.status import unknown
 
@@ -44,7 +45,7 @@ def _json(value: gnmi_pb2.TypedValue) -> Any:
     if not raw:
         raise unknown("Value encoding is not IETF JSON")
     try:
-        return json.loads(raw)
+        return go_unmarshal(raw)
     except json.JSONDecodeError as exc:
         raise unknown(f"JSON unmarshalling error: {exc}") from None
 
@@ -158,7 +159,7 @@ class Checkpoint:
         if not 1 <= len(names) <= 4:
             raise unknown(f"Invalid db table Path {names}")
         try:
-            value = json.loads(raw) if raw else None
+            value = go_unmarshal(raw) if raw else None
         except json.JSONDecodeError:
             value = None
         if value is None:

@@ -56,8 +56,14 @@ def _bundle_versions() -> bytes:
     return out
 
 
+MAX_STATUS_MESSAGE = 1024  # gRPC clients refuse trailers over 16 KiB ("metadata size exceeds hard limit")
+
+
 def _abort(context: grpc.ServicerContext, status: GnmiStatus) -> NoReturn:
-    context.abort(status.code, status.message)
+    message = status.message
+    if len(message) > MAX_STATUS_MESSAGE:
+        message = message[:MAX_STATUS_MESSAGE] + f"... ({len(status.message)} characters)"
+    context.abort(status.code, message)
     raise AssertionError("unreachable")  # context.abort raises
 
 
@@ -162,8 +168,8 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         """MixedDbClient.Set: CONFIG_DB through GCU, APPL_DB as a producer writes it."""
         delete, replace, update = list(request.delete), list(request.replace), list(request.update)
         if client.target == "CONFIG_DB":
-            self.gcu.forget_full()
             with self.ep.lock:
+                self.gcu.forget_full()
                 plan = set_plan(prefix, delete, replace, update, self.ep.config())
                 if plan.kind == "full-validate":
                     self.gcu.validate_full(plan.config)
