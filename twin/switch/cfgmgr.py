@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,7 @@ from twin.switch.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_k
 
 PROGRAMMED = "programmed.json"
 FRR_RELOAD = Path("/usr/lib/frr/frr-reload.py")  # Debian's frr-pythontools
+PROTOCOL_ROUTE_MAP = re.compile(r"ip(?:v6)? protocol \S+ route-map \S+")
 KEYSPACE = "__keyspace@4__:"  # CONFIG_DB is database 4
 log = logging.getLogger("twin.cfgmgr")
 
@@ -123,27 +125,41 @@ class ConfigDaemon:
         the caller programs the old config back). Entries no FRR or kernel line may carry
         (twin.switch.config_values: control characters, oversized, spaces in a kernel key) stay
         as they were programmed and are logged, whoever wrote them to CONFIG_DB."""
-        new, unsafe = without_unsafe(as_stored(new), self.programmed)
-        for problem in unsafe:
-            log.error("%s: change not programmed: %s", self.name, problem)
         with self.lock:
+            new, unsafe = without_unsafe(as_stored(new), self.programmed)
+            for problem in unsafe:
+                log.error("%s: change not programmed: %s", self.name, problem)
             old = self.programmed
             if new == old:
                 return
             try:
-                self._kernel(kernel_changes(old, new, self.ifmap), tolerant)
+                kernel = kernel_changes(old, new, self.ifmap)
+                self._kernel(kernel, tolerant)
                 if self.templates is not None:
                     self._reload(render_frr(new, self.templates), tolerant)
-                    return
-                lines = frr_lines(old, new)
-                if lines is None:
-                    self._vtysh(["no router bgp"], tolerant=True)
-                    lines = render_frr(new).splitlines()
-                if lines:
-                    self._vtysh(lines, tolerant)
+                else:
+                    lines = frr_lines(old, new)
+                    if lines is None:
+                        self._vtysh(["no router bgp"], tolerant=True)
+                        lines = render_frr(new).splitlines()
+                    if lines:
+                        self._vtysh(lines, tolerant)
+                if any(line.startswith("address add ") for line in kernel):
+                    self._reinstall_sourced_routes(new)
             finally:
                 self.programmed = new
                 self._save_programmed()
+
+    def _reinstall_sourced_routes(self, new: ConfigDb) -> None:
+        """Routes zebra installs with a source address (`ip protocol bgp route-map RM_SET_SRC`,
+        `set src` Loopback0's address) are refused by the kernel while that address is missing, and
+        zebra does not try again when it comes back. SONiC forwards from the ASIC (fpmsyncd), which
+        takes them either way; here the kernel forwards, so the route-map is applied afresh once an
+        address is added, and zebra installs those routes again."""
+        rendered = render_frr(new, self.templates) if self.templates is not None else render_frr(new)
+        maps = [line.strip() for line in rendered.splitlines() if PROTOCOL_ROUTE_MAP.fullmatch(line.strip())]
+        if maps:
+            self._vtysh([*(f"no {m}" for m in maps), *maps], tolerant=True)
 
     def _reload(self, conf: str, tolerant: bool) -> None:
         """Rendered with a SONiC release's templates: the whole config again, applied by FRR's own

@@ -226,7 +226,7 @@ def validate(db: Any) -> list[str]:
             errors.append(f"BGP_GLOBALS|{vrf} router_id: '{row['router_id']}' is not an IPv4 address")
     ports = db.get("PORT", {})
     for port, row in ports.items():
-        if not port.startswith("Ethernet") or not port.removeprefix("Ethernet").isdigit():
+        if re.fullmatch(r"Ethernet[0-9]+", port) is None:
             errors.append(f"PORT|{port}: port names are Ethernet<N>")
         if "mtu" in row and not _int(row["mtu"], 68, 9216):
             errors.append(f"PORT|{port} mtu: '{row['mtu']}' is not in 68-9216")
@@ -260,7 +260,10 @@ def validate(db: Any) -> list[str]:
     locals_ = local_addresses(db)
     groups = {k.split("|", 1)[-1] for k in db.get("BGP_PEER_GROUP", {})}
     for key, row in db.get("BGP_NEIGHBOR", {}).items():
-        peer = key.split("|", 1)[1] if "|" in key else key
+        vrf, peer = key.split("|", 1) if "|" in key else ("default", key)
+        if vrf != "default" and vrf not in db.get("VRF", {}):
+            errors.append(f"BGP_NEIGHBOR|{key}: VRF '{vrf}' is not in VRF (sonic-bgp-neighbor.yang: vrf_name is "
+                          "'default' or a VRF table key)")
         if not _ip(peer):
             errors.append(f"BGP_NEIGHBOR|{key}: '{peer}' is not an IP address")
         if not _int(row.get("asn", ""), 1, 4294967294):
