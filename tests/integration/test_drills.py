@@ -57,8 +57,8 @@ def test_spine_loss(lab: str, tmp_path: Path) -> None:
     assert doc["recovery"]["converge_ms"] is not None
     # flows on the lost spine had to move; flows on the surviving one had no reason to
     assert doc["flows_moved"] > 0 and doc["flows_moved_healthy"] == 0
-    names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == [f"{lab}-spine-loss.json", f"{lab}-spine-loss.md", f"{lab}-spine-loss.png"]
+    names = sorted(p.name for p in tmp_path.iterdir())  # and twin's marker of what it wrote there
+    assert names == [".twin-written", f"{lab}-spine-loss.json", f"{lab}-spine-loss.md", f"{lab}-spine-loss.png"]
 
 
 def test_spine_silent_is_found_by_bfd_both_ways(lab: str) -> None:

@@ -11,8 +11,6 @@ from twin.export.clab import find_clab_schema
 from twin.reference import reference_dir, search_path
 from twin.validate.yang import find_models
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def make_reference(root: Path) -> Path:
     (root / "containerlab").mkdir(parents=True)
@@ -67,4 +65,4 @@ def test_nothing_is_found_beside_the_checkout(clean: Path) -> None:
     assert reference_dir() is None
     assert find_clab_schema() is None
     assert find_models() is None
-    assert all(REPO.parent not in p.parents for p in search_path())
+    assert search_path() == [clean / "twin" / "reference"]  # the XDG data home only, whatever sits beside
