@@ -57,8 +57,9 @@ class SwitchEndpoint(Protocol):
         """The committed CONFIG_DB as config_db.json (`{TABLE: {key: {field: value}}}`)."""
         ...
 
-    def commit(self, new: ConfigDb) -> None:
-        """Make `new` the committed config whole, or raise SetRejected having changed nothing."""
+    def commit(self, new: ConfigDb, current: ConfigDb | None = None) -> None:
+        """Make `new` the committed config whole, or raise SetRejected having changed nothing.
+        `current`: the committed config as the caller read it under `lock` (read again if None)."""
         ...
 
     def recover(self) -> None:

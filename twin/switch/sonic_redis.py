@@ -288,7 +288,7 @@ class SonicEndpoint:
         """The switch's CONFIG_DB, read from redis now."""
         return self.db.get_config()
 
-    def commit(self, new: ConfigDb) -> None:
+    def commit(self, new: ConfigDb, current: ConfigDb | None = None) -> None:
         """Make CONFIG_DB exactly `new`: judged, then its difference written in one transaction.
 
         SetRejected (nothing written) when it is invalid. The switch's daemons apply the change."""
@@ -296,7 +296,7 @@ class SonicEndpoint:
             errors = self._problems(new)
             if errors:
                 raise SetRejected("; ".join(errors))
-            self._write(self.config(), new)
+            self._write(self.config() if current is None else current, new)
 
     def _write(self, current: ConfigDb, new: ConfigDb) -> None:
         """Write the change to CONFIG_DB; SONiC's daemons program the switch from there."""

@@ -73,13 +73,15 @@ class Gcu:
 
     # -- GCU's operations -----------------------------------------------------------------------
 
-    def apply_patch(self, patch: Patch, record: bool = True) -> None:
+    def apply_patch(self, patch: Patch, record: bool = True, current: ConfigDb | None = None) -> None:
         """PatchApplier.apply: the patch on the running config, judged whole, then committed.
-        `record`: sonic-gnmi writes the patch of an incremental Set to gcu.patch first."""
+        `record`: sonic-gnmi writes the patch of an incremental Set to gcu.patch first.
+        `current`: the running config as the caller read it under the endpoint's lock."""
         if record:
             self._write(PATCH_FILE, patch_text(patch))
         with self.endpoint.lock:
-            current = self.endpoint.config()
+            if current is None:
+                current = self.endpoint.config()
             try:
                 target: ConfigDb = jsonpatch.apply_patch(current, patch)
             except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException) as exc:
@@ -88,14 +90,16 @@ class Gcu:
             if not isinstance(target, dict):
                 raise unknown("Failed to apply patch: the result is not a config (a JSON object of tables)")
             self._check(patch, current, target)
-            self._commit(target)
+            self._commit(target, current)
 
-    def replace(self, config: Any) -> None:
+    def replace(self, config: Any, current: ConfigDb | None = None) -> None:
         """ConfigReplacer.replace: the patch from the running config to `config`, applied."""
         if not isinstance(config, dict):
             raise unknown("Failed to replace config: the target config is not a JSON object of tables")
-        current = self.endpoint.config()
-        self.apply_patch(list(jsonpatch.make_patch(current, config)), record=False)
+        with self.endpoint.lock:
+            if current is None:
+                current = self.endpoint.config()
+            self.apply_patch(list(jsonpatch.make_patch(current, config)), record=False, current=current)
 
     def validate_full(self, config: Any) -> None:
         """SetFullConfig: the config is staged in the work directory and validated with YANG only;
@@ -109,9 +113,9 @@ class Gcu:
         if self.workdir is not None:
             (self.workdir / FULL_CONFIG_FILE).unlink(missing_ok=True)
 
-    def _commit(self, target: ConfigDb) -> None:
+    def _commit(self, target: ConfigDb, current: ConfigDb) -> None:
         try:
-            self.endpoint.commit(target)
+            self.endpoint.commit(target, current)
         except SetRejected as exc:
             raise unknown(f"Failed to apply patch: {exc}") from None
 

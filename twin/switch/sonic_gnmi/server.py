@@ -170,13 +170,14 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
         if client.target == "CONFIG_DB":
             with self.ep.lock:
                 self.gcu.forget_full()
-                plan = set_plan(prefix, delete, replace, update, self.ep.config())
+                current = self.ep.config()  # read once: the whole Set runs under the lock
+                plan = set_plan(prefix, delete, replace, update, current)
                 if plan.kind == "full-validate":
                     self.gcu.validate_full(plan.config)
                 elif plan.kind == "replace":
-                    self.gcu.replace(plan.config)
+                    self.gcu.replace(plan.config, current)
                 elif plan.patch:
-                    self.gcu.apply_patch(plan.patch)
+                    self.gcu.apply_patch(plan.patch, current=current)
         elif client.target == "APPL_DB":
             appl.set_db(client, delete, replace, update)
         else:
