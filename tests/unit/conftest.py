@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 from configdb_edits import LEAF1
 
-from twin.switch import configdb
+from twin.switch import configdb, frr_daemons
 from twin.switch.configdb import ConfigDb
 
 
@@ -21,3 +22,12 @@ def leaf1_original() -> ConfigDb:
 def leaf1(leaf1_original: ConfigDb) -> ConfigDb:
     """A private copy of leaf1's config_db to mutate."""
     return copy.deepcopy(leaf1_original)
+
+
+@pytest.fixture
+def fake_frr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An FRR_BIN holding every known daemon binary, so results do not depend on this machine."""
+    for daemon in frr_daemons.KNOWN:
+        (tmp_path / daemon).touch()
+    monkeypatch.setattr(frr_daemons, "FRR_BIN", tmp_path)
+    return tmp_path

@@ -31,7 +31,6 @@ from twin.plan.allocate import plan_topology
 from twin.plan.models import Plan
 from twin.runtime.processes import netns_processes, read_proc
 from twin.runtime.state import LabState, NodeState, lab_dir, node_dir
-from twin.switch import frr_daemons
 from twin.topology.loader import load_topology
 
 MINI = Path(__file__).resolve().parents[1] / "integration" / "data" / "mini.yaml"
@@ -142,14 +141,6 @@ def test_agent_serving_and_a_closed_gnmi_port() -> None:
 def mini() -> Plan:
     return plan_topology(load_topology(MINI))
 
-
-@pytest.fixture
-def fake_frr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An FRR_BIN holding every known daemon binary, so results do not depend on this machine."""
-    for daemon in frr_daemons.KNOWN:
-        (tmp_path / daemon).touch()
-    monkeypatch.setattr(frr_daemons, "FRR_BIN", tmp_path)
-    return tmp_path
 
 
 def _state(plan: Plan, runtime: str = "netns", image: str | None = None, lab: str = "lab1") -> LabState:

@@ -12,14 +12,6 @@ from twin.switch.frr_daemons import daemon_command, parse_daemons_file, split_su
 FRR01 = Path(__file__).resolve().parents[2] / "topologies" / "frr01"
 
 
-@pytest.fixture
-def fake_frr(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An FRR_BIN holding every known daemon binary, so results do not depend on this machine."""
-    for daemon in frr_daemons.KNOWN:
-        (tmp_path / daemon).touch()
-    monkeypatch.setattr(frr_daemons, "FRR_BIN", tmp_path)
-    return tmp_path
-
 
 @pytest.mark.parametrize("router", ["router1", "router2", "router3"])
 def test_frr01_daemons(router: str) -> None:

@@ -415,6 +415,11 @@ def test_config_parsing_as_sonic_click_parses() -> None:
     assert parse_config(["rel", "-y"]) == ConfigRequest("reload", None)
     assert parse_config(["interface", "mtu", "Ethernet0", "9000"]) == \
         ConfigRequest("interface-mtu", "Ethernet0", "9000")
+    # click.INT takes any digits int() takes; CONFIG_DB gets the number's ASCII digits, as SONiC writes it
+    assert parse_config(["interface", "mtu", "Ethernet0", "\u0669\u0661\u0660\u0660"]) == \
+        ConfigRequest("interface-mtu", "Ethernet0", "9100")
+    not_int = parse_config(["interface", "mtu", "Ethernet0", "9k"])
+    assert isinstance(not_int, Output) and "'9k' is not a valid integer." in not_int.err
     too_many = parse_config(["lo"])
     assert isinstance(too_many, Output) and "Too many matches: load, load_mgmt_config, load_minigraph, loopback" \
         in too_many.err and too_many.status == 2

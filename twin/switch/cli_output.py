@@ -48,3 +48,12 @@ def resolve(word: str, names: tuple[str, ...], usage: str, shortest_wins: bool =
     if shortest_wins and all(m.startswith(shortest) for m in matches):
         return shortest
     return usage_error(usage, f"Too many matches: {', '.join(sorted(matches))}")
+
+
+def subcommand(path: str, args: list[str], names: tuple[str, ...], shortest_wins: bool = False) -> str | Output:
+    """The command of group `path` (e.g. "show interfaces") that `args[0]` names, as click looks it
+    up (`resolve`); click's "Missing command." when `args` is empty."""
+    usage = group_usage(path)
+    if not args:
+        return usage_error(usage, "Missing command.")
+    return resolve(args[0], names, usage, shortest_wins)

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from twin.switch import cli_paths
-from twin.switch.cli_output import Output, group_usage, not_emulated, resolve, usage_error
+from twin.switch.cli_output import Output, group_usage, not_emulated, resolve, subcommand, usage_error
 from twin.switch.cli_paths import PathRefused, SwitchFile
 from twin.switch.configdb import ConfigDb
 from twin.switch.sonic_cli import merged
@@ -86,10 +86,7 @@ def _help() -> str:
 
 
 def _interface(args: list[str]) -> ConfigRequest | Output:
-    usage = group_usage("config interface")
-    if not args:
-        return usage_error(usage, "Missing command.")
-    sub = resolve(args[0], INTERFACE, usage, shortest_wins=True)
+    sub = subcommand("config interface", args, INTERFACE, shortest_wins=True)
     if isinstance(sub, Output):
         return sub
     rest = [a for a in args[1:] if a not in ("-v", "--verbose")]
@@ -105,26 +102,22 @@ def _interface(args: list[str]) -> ConfigRequest | Output:
         if len(rest) < 2:
             return usage_error(cmd_usage, "Missing argument '<interface_mtu>'." if rest
                                else "Missing argument '<interface_name>'.")
-        if not rest[1].isdigit():
+        try:  # click.INT: int() of the word, stored as that number's ASCII digits
+            mtu = int(rest[1])
+        except ValueError:
             return usage_error(cmd_usage, f"Invalid value for '<interface_mtu>': '{rest[1]}' is not a valid integer.")
-        return ConfigRequest("interface-mtu", rest[0], rest[1])
+        return ConfigRequest("interface-mtu", rest[0], str(mtu))
     return not_emulated(f"config interface {sub}")
 
 
 def _bgp(args: list[str]) -> ConfigRequest | Output:
-    usage = group_usage("config bgp")
-    if not args:
-        return usage_error(usage, "Missing command.")
-    sub = resolve(args[0], BGP, usage, shortest_wins=True)
+    sub = subcommand("config bgp", args, BGP, shortest_wins=True)
     if isinstance(sub, Output):
         return sub
     if sub not in ("startup", "shutdown"):
         return not_emulated(f"config bgp {sub}")
-    sub_usage = group_usage(f"config bgp {sub}")
     rest = [a for a in args[1:] if a not in ("-v", "--verbose")]
-    if not rest:
-        return usage_error(sub_usage, "Missing command.")
-    target = resolve(rest[0], BGP_TARGETS, sub_usage, shortest_wins=True)
+    target = subcommand(f"config bgp {sub}", rest, BGP_TARGETS, shortest_wins=True)
     if isinstance(target, Output):
         return target
     status = "up" if sub == "startup" else "down"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from twin import __version__
 from twin.switch import show_format
-from twin.switch.cli_output import Output, group_usage, not_emulated, resolve, usage_error
+from twin.switch.cli_output import Output, group_usage, not_emulated, resolve, subcommand, usage_error
 from twin.switch.switch_view import SwitchData, vtysh_json
 from twin.switch.vtysh_guard import VtyshRefused
 
@@ -148,9 +148,7 @@ def _route_map(data: SwitchData, args: list[str]) -> Output:
 
 
 def _interfaces(data: SwitchData, args: list[str]) -> Output:
-    if not args:
-        return usage_error(group_usage("show interfaces"), "Missing command.")
-    sub = resolve(args[0], INTERFACES, group_usage("show interfaces"))
+    sub = subcommand("show interfaces", args, INTERFACES)
     if isinstance(sub, Output):
         return sub
     rest = _split(args[1:])
@@ -179,9 +177,7 @@ def _interfaces(data: SwitchData, args: list[str]) -> Output:
 
 def _ip(data: SwitchData, args: list[str], ipver: str) -> Output:
     names = IP if ipver == "ip" else IPV6
-    if not args:
-        return usage_error(group_usage(f"show {ipver}"), "Missing command.")
-    sub = resolve(args[0], names, group_usage(f"show {ipver}"))
+    sub = subcommand(f"show {ipver}", args, names)
     if isinstance(sub, Output):
         return sub
     rest = args[1:]
@@ -198,10 +194,7 @@ def _ip(data: SwitchData, args: list[str], ipver: str) -> Output:
 
 
 def _bgp(data: SwitchData, args: list[str], ipver: str) -> Output:
-    usage = group_usage(f"show {ipver} bgp")
-    if not args:
-        return usage_error(usage, "Missing command.")
-    sub = resolve(args[0], BGP, usage)
+    sub = subcommand(f"show {ipver} bgp", args, BGP)
     if isinstance(sub, Output):
         return sub
     rest = _split(args[1:])
@@ -290,10 +283,7 @@ def _route(data: SwitchData, args: list[str], ipver: str) -> Output:
 
 
 def _running(data: SwitchData, args: list[str]) -> Output:
-    usage = group_usage("show runningconfiguration")
-    if not args:
-        return usage_error(usage, "Missing command.")
-    sub = resolve(args[0], RUNNING, usage)
+    sub = subcommand("show runningconfiguration", args, RUNNING)
     if isinstance(sub, Output):
         return sub
     rest = _split(args[1:])
