@@ -11,7 +11,7 @@ GOLDEN_LABS := default rail gate
 # SONiC's reference artefacts are not vendored: YANG models (`twin validate`), SONiC's FRR templates
 # and test vectors (tests/fidelity) and containerlab's schema (`twin export`). twin and the tests look
 # in $TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference (~/.local/share/twin/reference; see
-# twin/reference.py and the README); where there is none, those checks are skipped and say so.
+# twin/host/reference.py and the README); where there is none, those checks are skipped and say so.
 
 DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 
@@ -46,11 +46,11 @@ unit:
 configs:
 	@for lab in $(GOLDEN_LABS); do $(TWIN) plan labs/$$lab.yaml -o configs/$$lab --json >/dev/null && echo "configs/$$lab"; done
 
-# The built-in schema (twin/switch/schema.json): a digest of SONiC's YANG models for when they are absent.
+# The built-in schema (twin/stages/schema.json): a digest of SONiC's YANG models for when they are absent.
 schema:
-	$(PY) -c 'import sys; from pathlib import Path; from twin.validate.yang import find_models, write_builtin_schema; \
+	$(PY) -c 'import sys; from pathlib import Path; from twin.stages.validate.yang import find_models, write_builtin_schema; \
 	  models = find_models(); models or sys.exit("make schema: no SONiC YANG models; set TWIN_SONIC_YANG or TWIN_SONIC_REFERENCE"); \
-	  write_builtin_schema(models, Path("twin/switch/schema.json"))'
+	  write_builtin_schema(models, Path("twin/stages/schema.json"))'
 
 bench:
 	$(PY) bench/lab_up.py

@@ -40,11 +40,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from twin.drills.faults import Injector  # noqa: E402
-from twin.drills.models import Step  # noqa: E402
 from twin.drills.targets import resolve  # noqa: E402
-from twin.runtime.base import runtime_of  # noqa: E402
-from twin.runtime.processes import memory_kib, netns_processes  # noqa: E402
-from twin.runtime.state import LabState, lab_dir, load_plan, load_state, node_dir  # noqa: E402
+from twin.host.processes import memory_kib, netns_processes  # noqa: E402
+from twin.host.rundir import LabState, lab_dir, load_plan, load_state, node_dir  # noqa: E402
+from twin.model.drill import Step  # noqa: E402
+from twin.runtime.registry import runtime_of  # noqa: E402
 from twin.switch.frr_daemons import vtysh  # noqa: E402
 
 TWIN = [sys.executable, "-m", "twin"]

@@ -1,3 +1,3 @@
-from twin.cli import main
+from twin.cli.app import main
 
 main()

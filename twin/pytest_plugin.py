@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from twin.drills.models import DrillReport
+from twin.model.drill import DrillReport
 
 
 class TwinLab:
     def __init__(self, name: str) -> None:
-        from twin.runtime.state import load_plan, load_state
+        from twin.host.rundir import load_plan, load_state
 
         state = load_state(name)
         if state is None:
@@ -31,19 +31,19 @@ class TwinLab:
         self.name, self.state, self.plan = name, state, load_plan(name)
 
     def status(self) -> dict[str, Any]:
-        from twin.cli import status_doc
+        from twin.cli.app import status_doc
 
         return status_doc(self.name)
 
     def exec(self, node: str, *cmd: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         """Run a command inside a node (a server's ping, a switch's vtysh)."""
-        from twin.runtime.base import runtime_of
+        from twin.runtime.registry import runtime_of
 
         argv = runtime_of(self.state).exec_argv(self.state, node, list(cmd))
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
     def gnmi_target(self, node: str) -> dict[str, Any]:
-        from twin.switch.agent_process import gnmi_target
+        from twin.lab.agent import gnmi_target
 
         target = gnmi_target(self.state, node)
         if target is None:
@@ -72,9 +72,9 @@ def twin_lab(request: pytest.FixtureRequest) -> Iterator[TwinLab]:
             raise pytest.UsageError("give --twin-lab LAB.yaml (bring one up) or --twin-name NAME (use a running lab)")
         yield TwinLab(name)
         return
-    from twin.lab import load_lab
-    from twin.lifecycle import bring_up
-    from twin.runtime.base import down_lab
+    from twin.lab.lifecycle import bring_up
+    from twin.runtime.registry import down_lab
+    from twin.stages.lab_file import load_lab
 
     lab = load_lab(lab_file)
     name = name or f"pt{uuid.uuid4().hex[:6]}"

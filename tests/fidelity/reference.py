@@ -1,4 +1,4 @@
-"""Where SONiC's reference artefacts are (tests/fidelity helper): twin's own lookup (twin.reference),
+"""Where SONiC's reference artefacts are (tests/fidelity helper): twin's own lookup (twin.host.reference),
 $TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference; tests that need them skip without them."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from twin.reference import reference_dir as twin_reference_dir
-from twin.reference import where
+from twin.host.reference import reference_dir as twin_reference_dir
+from twin.host.reference import where
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ def reference_dir() -> Path | None:
 
 
 REFERENCE = reference_dir()
-# SONiC's FRR templates laid out as a switch keeps them (twin.render.sonic_templates renders with them)
+# SONiC's FRR templates laid out as a switch keeps them (twin.stages.render.sonic_templates renders with them)
 TEMPLATES = REFERENCE / "sonic-frr-templates" if REFERENCE is not None else None
 needs_reference = pytest.mark.skipif(REFERENCE is None, reason="SONiC's reference artefacts not found in "
                                      f"{where()}: set TWIN_SONIC_REFERENCE to a folder holding sonic-frr-templates")

@@ -3,10 +3,10 @@
 sonic-bgpcfgd-test-vectors in the reference folder (reference.py) holds what bgpcfgd passes each general peer template
 (general/<template>.conf/param_<case>.json) with what SONiC renders (result_<case>.conf), and the
 sonic-cfggen inputs of bgpd.main.conf.j2 and frr.conf.j2 with their outputs. For each case twin
-supports, twin's emulation (twin.render.bgpcfgd) must render the same lines (blank and comment lines
+supports, twin's emulation (twin.stages.render.bgpcfgd) must render the same lines (blank and comment lines
 aside) and mean the same to FRR (tests/fidelity/frr_semantics), modulo the allow-list
-(twin.render.frr_differences.adapt on both sides). The cases twin does not emulate are skipped
-with the reason, one by one. SONiC's templates rendered through twin.render.sonic_templates'
+(twin.stages.render.frr_differences.adapt on both sides). The cases twin does not emulate are skipped
+with the reason, one by one. SONiC's templates rendered through twin.stages.render.sonic_templates'
 environments must reproduce every vector, emulated or not.
 """
 
@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from frr_semantics import parse, semantics
 from reference import REFERENCE, TEMPLATES, needs_reference
 
-from twin.render import bgpcfgd
-from twin.render.frr_differences import adapt_lines
-from twin.render.sonic_templates import TEMPLATES as TEMPLATES_DIR
-from twin.render.sonic_templates import bgpcfgd_environment, cfggen_data, cfggen_environment
+from twin.stages.render import bgpcfgd
+from twin.stages.render.frr_differences import adapt_lines
+from twin.stages.render.sonic_templates import TEMPLATES as TEMPLATES_DIR
+from twin.stages.render.sonic_templates import bgpcfgd_environment, cfggen_data, cfggen_environment
 
 pytestmark = needs_reference
 VECTORS = REFERENCE / "sonic-bgpcfgd-test-vectors" if REFERENCE is not None else Path("/nonexistent")

@@ -3,9 +3,9 @@
 tests/fidelity/catalog: a classic (bgpcfgd) T0 with VLAN-attached servers and its T1 (they peer over
 10.0.0.0/31), and the T0 in frrcfgd's dialect: numbered, unnumbered, without its peer group's AF
 activation, without its route-map statements. Each is rendered with SONiC's own templates as SONiC
-feeds them (twin.render.sonic_templates) and with twin's renderer; what they mean to FRR (neighbors,
+feeds them (twin.stages.render.sonic_templates) and with twin's renderer; what they mean to FRR (neighbors,
 AF activation, policies, networks, maximum-paths, BFD, timers) must be the same once SONiC's lines
-pass the allow-list (twin.render.frr_differences), and each means what it was written to mean.
+pass the allow-list (twin.stages.render.frr_differences), and each means what it was written to mean.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from frr_semantics import V4, Bgp, parse, semantics
 from reference import REFERENCE, TEMPLATES, needs_reference
 
-from twin.render.bgpcfgd import changes
-from twin.render.frr import render_frr
-from twin.render.frr_differences import adapt_lines
-from twin.render.sonic_templates import render_with_templates
-from twin.validate.findings import SwitchConfig
-from twin.validate.yang import yang_findings
+from twin.model.findings import SwitchConfig
+from twin.stages.render.bgpcfgd import changes
+from twin.stages.render.frr import render_frr
+from twin.stages.render.frr_differences import adapt_lines
+from twin.stages.render.sonic_templates import render_with_templates
+from twin.stages.validate.yang import yang_findings
 
 pytestmark = needs_reference
 CATALOG = Path(__file__).parent / "catalog"

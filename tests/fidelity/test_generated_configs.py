@@ -20,14 +20,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from frr_semantics import parse, semantics
 from reference import REFERENCE, REPO, TEMPLATES, needs_reference
 
-from twin.lab import load_lab
-from twin.plan.models import NodePlan, Plan
-from twin.render.config_db import build_config_db
-from twin.render.frr import render_frr
-from twin.render.sonic_templates import render_with_templates
-from twin.switch import configdb
-from twin.validate.findings import SwitchConfig
-from twin.validate.yang import yang_findings
+from twin.model.findings import SwitchConfig
+from twin.model.plan import NodePlan, Plan
+from twin.stages import configdb
+from twin.stages.lab_file import load_lab
+from twin.stages.render.config_db import build_config_db
+from twin.stages.render.frr import render_frr
+from twin.stages.render.sonic_templates import render_with_templates
+from twin.stages.validate.yang import yang_findings
 
 pytestmark = needs_reference
 LABS = sorted((REPO / "labs").glob("*.yaml"))

@@ -35,7 +35,7 @@ from pygnmi.spec.v080 import gnmi_pb2
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from labtools import running_lab, twin_json
 
-from twin.runtime.state import node_dir
+from twin.host.rundir import node_dir
 
 CASES_DIR = Path(__file__).parent / "gnmi_compat"
 FILES = ["test_gnmi_capabilities.json", "sonic_gnmi_code.json", "server_test_paths.json",

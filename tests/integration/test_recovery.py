@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from labtools import running_lab, twin, twin_json, until
 
-from twin.runtime.state import lab_dir, node_dir
+from twin.host.rundir import lab_dir, node_dir
 
 
 @pytest.fixture(scope="module")

@@ -22,9 +22,9 @@ from pygnmi.client import gNMIclient, gNMIException
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from twin.gnmi.client import SwitchClient
-from twin.lab import load_lab
-from twin.render.config_db import build_config_db
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
+from twin.stages.lab_file import load_lab
+from twin.stages.render.config_db import build_config_db
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
 from twin.switch.sonic_redis import SonicEndpoint, SonicRedis
 from twin.switch.yang_check import YangCheck

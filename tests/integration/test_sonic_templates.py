@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from labtools import netns_exec, running_lab
 
-from twin.reference import reference_path
+from twin.host.reference import reference_path
 
 TEMPLATES = reference_path("sonic-frr-templates") or Path("/nonexistent")
 

@@ -17,7 +17,7 @@ import paramiko
 import pytest
 from labtools import running_lab, twin, twin_json, until
 
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
 from twin.switch.redis_server import socket_path
 from twin.switch.sonic_redis import SonicRedis
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
 
 LEAF1 = Path(__file__).resolve().parents[2] / "configs" / "default" / "leaf1" / "config_db.json"
 

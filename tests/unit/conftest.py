@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from configdb_edits import LEAF1
 
-from twin.switch import configdb, frr_daemons
-from twin.switch.configdb import ConfigDb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
+from twin.switch import frr_daemons
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,10 @@ from configdb_edits import both as _both
 from configdb_edits import drop_at as _drop
 from configdb_edits import set_at as _set
 
-from twin.render.frr import render_frr
-from twin.switch import configdb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
+from twin.stages.render.frr import render_frr
 from twin.switch.apply import frr_lines
-from twin.switch.configdb import ConfigDb
 from twin.switch.kernel import kernel_changes
 
 NB = "default|10.0.0.64"

@@ -1,5 +1,5 @@
 """Every input is safe: a malformed file of any kind gives one clear message (file, line, field, fix),
-exit 2, nothing created, and no hang. The readers all go through twin.userfile; its limits are in
+exit 2, nothing created, and no hang. The readers all go through twin.host.userfile; its limits are in
 README's "Limits on input files"."""
 # ruff: noqa: E501  (the catalog keeps each case and its message on one line)
 
@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from twin import cli, userfile
-from twin.errors import PlanError
-from twin.userfile import MAX_DEPTH, MAX_FILE_BYTES, MAX_YAML_NODES
+from twin.cli import app as cli
+from twin.host import userfile
+from twin.host.userfile import MAX_DEPTH, MAX_FILE_BYTES, MAX_YAML_NODES
+from twin.model.errors import PlanError
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD_CONFIG = REPO / "configs/gate/leaf1/config_db.json"
@@ -291,7 +292,7 @@ def test_yaml_that_would_not_end_is_refused(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_anchors_and_merge_keys_within_the_bounds_still_work(tmp_path: Path) -> None:
-    from twin.lab import load_lab
+    from twin.stages.lab_file import load_lab
 
     path = _write(tmp_path / "t.yaml", "name: x\nkind: explicit\nnodes:\n  s1: &sw {role: spine, asn: 65000}\n"
                   "  l1: {<<: *sw, role: leaf, asn: 65001}\n  l2: {role: leaf}\nlinks:\n"
@@ -390,8 +391,8 @@ def test_a_value_of_the_wrong_type_is_a_finding(tmp_path: Path, monkeypatch: pyt
 
 def test_push_refuses_a_bad_file_before_pushing(tmp_path: Path) -> None:
     from twin.gnmi.push import desired_configs
-    from twin.lab import load_lab
-    from twin.runtime.state import LabState, NodeState
+    from twin.host.rundir import LabState, NodeState
+    from twin.stages.lab_file import load_lab
 
     nodes = [NodeState(name=n, role="leaf", kind="switch", netns=n) for n in ("leaf1", "leaf2", "leaf3")]
     state = LabState(lab="x", runtime="netns", phase="up", topology="t", created=0.0, nodes=nodes)
@@ -417,7 +418,7 @@ def test_push_refuses_a_bad_file_before_pushing(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# twin.userfile's own edges
+# twin.host.userfile's own edges
 
 
 def test_reading_stops_at_the_cap_even_when_the_size_lies(tmp_path: Path) -> None:

@@ -16,12 +16,12 @@ from configdb_edits import both as _both
 from configdb_edits import drop_at as _drop
 from configdb_edits import set_at as _set
 
-from twin.errors import TwinError
-from twin.render import bgpcfgd
-from twin.render.frr import render_frr
-from twin.render.frr_differences import FRR_DIFFERENCES, adapt
+from twin.model.errors import TwinError
+from twin.stages.configdb import ConfigDb
+from twin.stages.render import bgpcfgd
+from twin.stages.render.frr import render_frr
+from twin.stages.render.frr_differences import FRR_DIFFERENCES, adapt
 from twin.switch.apply import frr_lines
-from twin.switch.configdb import ConfigDb
 
 CATALOG = Path(__file__).resolve().parents[1] / "fidelity" / "catalog"
 ASN = "65101"
@@ -48,7 +48,7 @@ def _lines(db: ConfigDb) -> list[str]:
 
 def _op(*lines: str) -> list[str]:
     """What apply_op pushes: the command inside `router bgp` (its `bgp suppress-fib-pending` left out on
-    FRR 8.4, see twin.render.frr_differences)."""
+    FRR 8.4, see twin.stages.render.frr_differences)."""
     return [f"router bgp {ASN}", *lines, "exit"]
 
 

@@ -14,10 +14,10 @@ from twin.checks.ecmp import EcmpInput, EcmpWidth, fib_widths
 from twin.checks.health import evaluate
 from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
-from twin.checks.result import CheckResult
-from twin.plan.allocate import plan_topology
-from twin.plan.models import InterfacePlan, NodePlan, Plan
-from twin.topology.loader import load_topology
+from twin.model.plan import InterfacePlan, NodePlan, Plan
+from twin.model.results import CheckResult
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 

@@ -15,7 +15,6 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from twin.errors import TwinError
 from twin.export import clab as clab_mod
 from twin.export.clab import (
     CLAB_IMAGE,
@@ -31,13 +30,14 @@ from twin.export.clab import (
     validate_clab,
     write_clab,
 )
-from twin.lab import load_lab
-from twin.plan.models import Plan
-from twin.render.config_db import build_config_db, dumps
-from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS
-from twin.runtime.sonic_vs import missing_ports, sonic_vs_iface, sonic_vs_port
+from twin.kinds.host import HOST_SYSCTLS, SWITCH_SYSCTLS
+from twin.kinds.sonic_vs import missing_ports, sonic_vs_iface, sonic_vs_port
+from twin.model.errors import TwinError
+from twin.model.plan import Plan
+from twin.stages.lab_file import load_lab
+from twin.stages.load.clab_import import sonic_iface
+from twin.stages.render.config_db import build_config_db, dumps
 from twin.switch.frr_daemons import parse_daemons_file
-from twin.topology.clab import sonic_iface
 
 REPO = Path(__file__).resolve().parents[2]
 LABS = ["default", "rail"]
@@ -482,7 +482,7 @@ def test_missing_containerlab_says_how_to_get_it(monkeypatch: pytest.MonkeyPatch
 
 @pytest.fixture
 def cli() -> typer.Typer:
-    from twin.cli_export import export_app
+    from twin.cli.export import export_app
 
     app = typer.Typer()
     app.add_typer(export_app, name="export")
@@ -555,7 +555,7 @@ def test_sonic_vs_exec_waits_for_start_sh_then_copies_loads_and_starts_ports(bou
 
 
 def test_sonic_vs_exec_starts_only_ports_the_config_has_up(bound: Plan, tmp_path: Path) -> None:
-    from twin.runtime.sonic_vs import clab_exec
+    from twin.kinds.sonic_vs import clab_exec
 
     db = json.loads((BOUND.parent / "sw1/config_db.json").read_text())
     db["PORT"]["Ethernet8"]["admin_status"] = "down"

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from twin.errors import PlanError
-from twin.plan.allocate import plan_topology
-from twin.reference import reference_path
-from twin.topology.clab import import_clab, sonic_iface
-from twin.topology.loader import load_topology
-from twin.topology.models import Endpoint, Topology
-from twin.topology.source import load_yaml
+from twin.host.reference import reference_path
+from twin.model.errors import PlanError
+from twin.model.topology import Endpoint, Topology
+from twin.stages.load.clab_import import import_clab, sonic_iface
+from twin.stages.load.loader import load_topology
+from twin.stages.load.source import load_yaml
+from twin.stages.plan import plan_topology
 
 # The repo ships containerlab's frr01 example unchanged (a copy of the reference folder's containerlab/).
 FRR01 = (Path(__file__).parents[2] / "topologies/frr01/frr01.clab.yml").resolve()
@@ -527,7 +527,7 @@ def test_bfd_and_shut_neighbors_follow_the_file(tmp_path: Path) -> None:
 
 
 def test_node_config_db_is_the_users_file_with_the_runtimes_management_address() -> None:
-    from twin.render.config_db import node_config_db
+    from twin.stages.render.config_db import node_config_db
 
     plan = plan_topology(load_topology(BOUND))
     sw1 = plan.node("sw1")
@@ -540,7 +540,7 @@ def test_node_config_db_is_the_users_file_with_the_runtimes_management_address()
 
 
 def test_switches_without_a_bound_file_still_get_twins_rendering(tmp_path: Path) -> None:
-    from twin.render.config_db import build_config_db, node_config_db
+    from twin.stages.render.config_db import build_config_db, node_config_db
 
     plan = plan_topology(load_topology(_write(tmp_path, SONIC_LAB)))
     leaf1 = plan.node("leaf1")
@@ -671,7 +671,7 @@ def test_switch_without_a_file_linked_to_one_with_a_file_is_refused(tmp_path: Pa
 
 def test_bad_bound_file_exits_2_naming_file_field_and_fix(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from twin.cli import main
+    from twin.cli.app import main
 
     path = _bound_lab(tmp_path, _set("PORT", "Ethernet8", None))
     monkeypatch.setattr(sys, "argv", ["twin", "plan", str(path)])

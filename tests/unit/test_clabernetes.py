@@ -11,7 +11,6 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from twin.errors import TwinError
 from twin.export.clab import ClabKind, default_image, schema_found, validate_clab
 from twin.export.clabernetes import (
     API_VERSION,
@@ -22,9 +21,10 @@ from twin.export.clabernetes import (
     k8s_name,
     names_no_registry,
 )
-from twin.lab import load_lab
-from twin.plan.models import Plan
-from twin.render.config_db import build_config_db, dumps
+from twin.model.errors import TwinError
+from twin.model.plan import Plan
+from twin.stages.lab_file import load_lab
+from twin.stages.render.config_db import build_config_db, dumps
 
 REPO = Path(__file__).resolve().parents[2]
 KINDS: list[ClabKind] = ["linux", "sonic-vs"]
@@ -137,7 +137,7 @@ def test_k8s_names_refused(parts: tuple[str, ...]) -> None:
 
 
 def test_cli_writes_manifests(tmp_path: Path) -> None:
-    from twin.cli_export import export_app
+    from twin.cli.export import export_app
 
     app = typer.Typer()
     app.add_typer(export_app, name="export")

@@ -11,9 +11,9 @@ from configdb_edits import both as _both
 from configdb_edits import drop_at as _drop
 from configdb_edits import set_at as _set
 
-from twin.render.frr import render_frr
-from twin.switch import configdb
-from twin.switch.configdb import ConfigDb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
+from twin.stages.render.frr import render_frr
 
 NB = "default|10.0.0.64"
 NO_MODEL = "no SONiC YANG model defines this table (SONiC's config reload, GCU and gNMI Set refuse it)"

@@ -10,9 +10,9 @@ import pytest
 
 from twin.checks.catalog import verify_checks
 from twin.checks.configured import configured_bfd, configured_ecmp, configured_sessions
-from twin.lab import load_lab
-from twin.plan.models import Plan
-from twin.render.config_db import build_config_db
+from twin.model.plan import Plan
+from twin.stages.lab_file import load_lab
+from twin.stages.render.config_db import build_config_db
 
 ConfigDb = dict[str, dict[str, Any]]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from twin.errors import TwinError
+from twin.model.errors import TwinError
 from twin.runtime import confine
 
 

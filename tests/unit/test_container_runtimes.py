@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from twin.errors import TwinError
 from twin.export.clab import schema_found, validate_clab
-from twin.lab import load_lab
-from twin.plan.models import Plan
-from twin.runtime import sonic_vs
-from twin.runtime.base import get_runtime
+from twin.kinds import sonic_vs
+from twin.model.errors import TwinError
+from twin.model.plan import Plan
 from twin.runtime.clab import ClabRuntime, clab_name, runtime_topology
 from twin.runtime.docker import CAPABILITIES, DockerRuntime, container_spec, host_config_spec
 from twin.runtime.image import INPUTS_LABEL, ImageSpec
+from twin.runtime.registry import get_runtime
+from twin.stages.lab_file import load_lab
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -59,7 +59,7 @@ def test_containers_get_capabilities_never_privileged(plan: Plan, tmp_path: Path
 
 
 def test_docker_exec_argv_finds_the_nodes_frr(plan: Plan) -> None:
-    from twin.runtime.state import LabState, NodeState
+    from twin.host.rundir import LabState, NodeState
 
     state = LabState(lab="x", runtime="docker", phase="up", topology="t", created=0,
                      nodes=[NodeState(name="leaf1", role="leaf", kind="switch", netns="tw.x.leaf1")])

@@ -27,11 +27,11 @@ from twin.checks.daemons import (
     process_checks,
 )
 from twin.checks.health import evaluate
-from twin.plan.allocate import plan_topology
-from twin.plan.models import Plan
-from twin.runtime.processes import netns_processes, read_proc
-from twin.runtime.state import LabState, NodeState, lab_dir, node_dir
-from twin.topology.loader import load_topology
+from twin.host.processes import netns_processes, read_proc
+from twin.host.rundir import LabState, NodeState, lab_dir, node_dir
+from twin.model.plan import Plan
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
 
 MINI = Path(__file__).resolve().parents[1] / "integration" / "data" / "mini.yaml"
 LEAF = ["zebra", "bgpd", "bfdd", "redis-server"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from twin.drills import measure
-from twin.drills.models import LossRun, SessionEvent
 from twin.drills.probe import Flow
 from twin.drills.targets import Session
+from twin.model.drill import LossRun, SessionEvent
 
 FULL = {"10.1.0.2/32": frozenset({"a", "b"})}
 HALF = {"10.1.0.2/32": frozenset({"b"})}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from twin.drills.models import ActionReport, DrillReport
+from twin.model.drill import ActionReport, DrillReport
 from twin.report.drill import drill_markdown, drill_table
 from twin.report.timeline import timeline_png
 

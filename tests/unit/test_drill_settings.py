@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from twin.drills.models import KINDS, Scenario, Slo, Step
 from twin.drills.runner import GRAY_HOLD_MS, plan_actions
 from twin.drills.settings import DrillSettings, load_scenario, single
-from twin.errors import PlanError
-from twin.lab import load_lab
+from twin.model.drill import KINDS, Scenario, Slo, Step
+from twin.model.errors import PlanError
+from twin.stages.lab_file import load_lab
 
 REPO = Path(__file__).resolve().parents[2]
 

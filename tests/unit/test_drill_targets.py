@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from twin.drills.models import Step
 from twin.drills.targets import resolve
-from twin.errors import PlanError
-from twin.plan.allocate import plan_topology
-from twin.plan.models import Plan
-from twin.topology.loader import load_topology
+from twin.model.drill import Step
+from twin.model.errors import PlanError
+from twin.model.plan import Plan
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from twin.cli import app
-from twin.errors import PlanError
-from twin.lab import load_lab
+from twin.cli.app import app
+from twin.model.errors import PlanError
+from twin.stages.lab_file import load_lab
 
 CATALOG: list[tuple[str, str, str]] = [
     ("malformed-yaml", "name: x\nkind: clos\nclos: {spines: 2, leaves: 2\n",
@@ -35,7 +35,7 @@ CATALOG: list[tuple[str, str, str]] = [
     ("unknown-hwsku", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\nfabric: {hwsku: Foo-64}\n",
      "{f}:4: fabric.hwsku: twin has no port data for hwsku 'Foo-64'; use one of Arista-7060DX5-64S, "
      "Arista-7060X6-64PE-B-O128, Arista-7060X6-64PE-B-P64, Force10-S6000 (or add its port_config.ini rows as "
-     "twin/hwsku/data/<hwsku>.json)"),
+     "twin/stages/hwsku/data/<hwsku>.json)"),
     ("sku-without-buffer-defaults", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\n"
      "fabric: {hwsku: Arista-7060DX5-64S}\n",
      "{f}:4: fabric.hwsku: SONiC ships no buffer defaults for Arista-7060DX5-64S (no buffers_defaults_*.j2 or "
@@ -127,7 +127,7 @@ def test_cli_exits_2_without_traceback(tmp_path: Path, command: list[str]) -> No
 
 def test_main_turns_errors_into_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from twin import cli
+    from twin.cli import app as cli
 
     path = tmp_path / "bad.yaml"
     path.write_text("name: x\nkind: mesh\n")
@@ -142,7 +142,7 @@ def test_main_turns_errors_into_exit_2(tmp_path: Path, capsys: pytest.CaptureFix
 
 @pytest.mark.parametrize("name", ["averyverylongname", "Bad", "a.b", "1lab", ""])
 def test_bad_lab_names_are_refused(name: str) -> None:
-    from twin.runtime.base import check_lab_name
+    from twin.runtime.registry import check_lab_name
 
     with pytest.raises(PlanError) as err:
         check_lab_name(name)

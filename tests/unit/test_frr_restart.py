@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from twin.errors import RuntimeBackendError
-from twin.runtime.processes import Proc
+from twin.host.processes import Proc
+from twin.model.errors import RuntimeBackendError
 from twin.switch import frr_restart
 from twin.switch.frr_restart import frr_processes, programmed_config, restart_frr
 

@@ -1,10 +1,10 @@
-"""What twin's own gNMI readers make of SONiC's tables (twin.gnmi.collect)."""
+"""What twin's own gNMI readers make of SONiC's tables (twin.checks.collect_gnmi)."""
 
 from __future__ import annotations
 
 import pytest
 
-from twin.gnmi.collect import as_fib, host_prefix
+from twin.checks.collect_gnmi import as_fib, host_prefix
 
 
 @pytest.mark.parametrize(("key", "prefix"), [

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from twin.lab import load_lab
-from twin.owned import MARKER
-from twin.plan.allocate import plan_topology
-from twin.render.write import rendered_files, write_configs
-from twin.topology.loader import load_topology
+from twin.host.owned import MARKER
+from twin.stages.lab_file import load_lab
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
+from twin.stages.render.write import rendered_files, write_configs
 
 GOLDEN = Path(__file__).parent / "golden"
 GOLDEN_LABS = ("default", "rail", "gate")  # as GOLDEN_LABS in the Makefile

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from twin.lab import load_lab
-from twin.plan.models import Plan
+from twin.model.plan import Plan
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
+from twin.stages.lab_file import load_lab
 
 REPO = Path(__file__).resolve().parents[2]
 ORIGINAL = {"gc_thresh1": 128, "gc_thresh2": 512, "gc_thresh3": 1024}

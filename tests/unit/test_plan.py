@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from twin.errors import PlanError
-from twin.plan.allocate import plan_topology
-from twin.plan.models import NodePlan, Plan
-from twin.topology.loader import load_topology
+from twin.model.errors import PlanError
+from twin.model.plan import NodePlan, Plan
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 
@@ -379,7 +379,7 @@ OWN_CONFIGS = f"""
 
 @pytest.fixture
 def own(tmp_path: Path) -> Plan:
-    shutil.copytree(BOUND, tmp_path / "bound")  # a topology names only files beside it (twin.userfile)
+    shutil.copytree(BOUND, tmp_path / "bound")  # a topology names only files beside it (twin.host.userfile)
     return plan_topology(load_topology(_write(tmp_path, OWN_CONFIGS.replace(str(BOUND), str(tmp_path / "bound")))))
 
 
@@ -406,7 +406,7 @@ def test_planned_switches_beside_them_keep_twins_numbering(own: Plan) -> None:
 def test_own_frrcfgd_config_sets_multipath_and_networks(tmp_path: Path) -> None:
     import json
 
-    from twin.render.config_db import build_config_db
+    from twin.stages.render.config_db import build_config_db
 
     plan = _plan("clos-4x8")
     db = build_config_db(plan, plan.node("leaf1"))  # a frrcfgd config, as `twin plan` writes it

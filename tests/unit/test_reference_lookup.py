@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from twin.export.clab import find_clab_schema
-from twin.reference import reference_dir, search_path
-from twin.validate.yang import find_models
+from twin.host.reference import reference_dir, search_path
+from twin.stages.validate.yang import find_models
 
 
 def make_reference(root: Path) -> Path:

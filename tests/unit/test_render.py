@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from twin.errors import TwinError
-from twin.plan.allocate import plan_topology
-from twin.plan.models import Plan
-from twin.render.config_db import build_config_db
-from twin.render.frr import render_frr
-from twin.render.sonic_templates import find_templates
-from twin.runtime.hostnet import server_lines
+from twin.kinds.host import server_lines
+from twin.model.errors import TwinError
+from twin.model.plan import Plan
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
+from twin.stages.render.config_db import build_config_db
+from twin.stages.render.frr import render_frr
+from twin.stages.render.sonic_templates import find_templates
 from twin.switch.kernel import kernel_lines
-from twin.topology.loader import load_topology
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 ConfigDb = dict[str, dict[str, Any]]

@@ -17,10 +17,10 @@ from configdb_edits import both as _both
 from configdb_edits import drop_at as _drop
 from configdb_edits import set_at as _set
 
-from twin.switch import configdb
-from twin.switch.configdb import ConfigDb
-from twin.validate.findings import SwitchConfig
-from twin.validate.yang import builtin_schema, find_models, yang_findings
+from twin.model.findings import SwitchConfig
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
+from twin.stages.validate.yang import builtin_schema, find_models, yang_findings
 
 MODELS = find_models()
 needs_models = pytest.mark.skipif(MODELS is None, reason="SONiC YANG models not found: set TWIN_SONIC_YANG")
@@ -83,6 +83,6 @@ def test_yang_verdict(leaf1: ConfigDb, mutate: Mutation, accepted: bool, tmp_pat
 
 @needs_models
 def test_builtin_schema_is_the_digest_of_the_models() -> None:
-    """twin/switch/schema.json is what `make schema` makes of SONiC's models: it cannot drift from them."""
+    """twin/stages/schema.json is what `make schema` makes of SONiC's models: it cannot drift from them."""
     assert MODELS is not None
     assert json.loads(json.dumps(builtin_schema(MODELS))) == configdb.SCHEMA

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from twin.gnmi.push import with_sonic_tables
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
 from twin.switch.sonic_redis import (
     DATABASES,
     ConfigWrite,

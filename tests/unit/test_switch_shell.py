@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from twin.stages.configdb import ConfigDb
 from twin.switch import cli_paths, config_cli, klish, show_cli
 from twin.switch.cli_argv import ArgvRefused, ip_argv, parse_redis_cli, ping_argv, traceroute_argv
 from twin.switch.cli_filters import Filter, FilterError, parse_filter
@@ -21,7 +22,6 @@ from twin.switch.cli_output import Output
 from twin.switch.cli_paths import PathRefused, switch_file
 from twin.switch.cli_words import Op, pipeline, tokenize
 from twin.switch.config_cli import ConfigRequest, parse_config
-from twin.switch.configdb import ConfigDb
 from twin.switch.redis_guard import redis_refusal
 from twin.switch.shell import (
     Config,
@@ -598,9 +598,9 @@ def test_secret_files_are_0600_from_creation(tmp_path: Path) -> None:
 def test_twin_cli_passes_the_password_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from twin import cli
-    from twin.runtime import state as state_mod
-    from twin.switch import agent_process
+    from twin.cli import app as cli
+    from twin.host import rundir as state_mod
+    from twin.lab import agent as agent_process
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(cli, "_resolve_name", lambda name: "lab")

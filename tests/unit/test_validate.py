@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from twin.errors import PlanError, TwinError
-from twin.validate.api import validate_folder
-from twin.validate.qos import RoceSettings
-from twin.validate.yang import find_models, locate, parse_tree, to_xml
+from twin.model.errors import PlanError, TwinError
+from twin.stages.validate.api import validate_folder
+from twin.stages.validate.qos import RoceSettings
+from twin.stages.validate.yang import find_models, locate, parse_tree, to_xml
 
 REPO = Path(__file__).resolve().parents[2]
 Db = dict[str, Any]
@@ -252,7 +252,7 @@ def test_libyang_paths_point_back_at_table_key_field() -> None:
 def test_without_any_models_the_yang_check_is_skipped_and_said(configs: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TWIN_SONIC_YANG", raising=False)
-    monkeypatch.setattr("twin.validate.api.find_models", lambda models: None)
+    monkeypatch.setattr("twin.stages.validate.api.find_models", lambda models: None)
     notes: list[str] = []
     assert validate_folder(configs, notes=notes) == (12, [])
     assert notes and notes[0].startswith("SONiC YANG check SKIPPED: no models found")
@@ -263,8 +263,8 @@ def test_schema_findings_leave_the_models_verdict_to_libyang_when_it_ran(tmp_pat
     while twin's own rules (a neighbor's local address must be on the switch) still are."""
     from configdb_edits import LEAF1
 
-    from twin.validate.findings import SwitchConfig
-    from twin.validate.schema import schema_findings
+    from twin.model.findings import SwitchConfig
+    from twin.stages.validate.schema import schema_findings
     db = json.loads(LEAF1.read_text())
     db["PORT"]["Ethernet0"]["color"] = "blue"
     db["BGP_NEIGHBOR"]["default|10.0.0.64"]["local_addr"] = "10.9.9.9"
@@ -338,7 +338,7 @@ def test_vlan_member_leafrefs_and_musts_are_judged(tmp_path: Path, member: str, 
 
 @needs_models
 def test_modules_loaded_for_a_table_include_what_it_imports() -> None:
-    from twin.validate.yang import modules_to_load, prepare
+    from twin.stages.validate.yang import modules_to_load, prepare
 
     assert MODELS is not None
     modules = modules_to_load(prepare(MODELS), {"sonic-vlan"})
@@ -350,7 +350,7 @@ def test_modules_loaded_for_a_table_include_what_it_imports() -> None:
 @needs_models
 def test_cli_validates_a_vlan_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from twin import cli
+    from twin.cli import app as cli
 
     folder = _vlan_folder(tmp_path)
     monkeypatch.setattr("sys.argv", ["twin", "validate", str(folder), "--models", str(MODELS)])

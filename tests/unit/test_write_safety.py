@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from twin.cli import app
-from twin.errors import TwinError
-from twin.lab import load_lab
-from twin.owned import MARKER, recorded, write_owned
-from twin.render.write import rendered_files, write_configs
+from twin.cli.app import app
+from twin.host.owned import MARKER, recorded, write_owned
+from twin.model.errors import TwinError
+from twin.stages.lab_file import load_lab
+from twin.stages.render.write import rendered_files, write_configs
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT = REPO / "labs/default.yaml"   # 4 spines, 8 leaves

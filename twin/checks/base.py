@@ -1,6 +1,6 @@
 """Checks: a typed Input, a declaration of what to read, and `evaluate` that only judges.
 
-Collection (I/O) lives in twin/checks/collect.py; a check never reads the network itself, so it
+Collection (I/O) lives in twin/checks/collect_local.py; a check never reads the network itself, so it
 can be unit-tested on canned FRR and kernel JSON. A bug in a check becomes an `error` result.
 """
 
@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from twin.checks.result import CheckResult, ItemResult, summarize
+from twin.model.results import CheckResult, ItemResult, summarize
 
 # What a check can ask the collector for, per node.
 Source = Literal["bgp_summary", "fib", "ping", "ospf_neighbors", "bfd_sessions", "port_table", "daemons", "agent"]

@@ -2,7 +2,7 @@
 
 The plan says what the nodes really have: a switch that brings its own config_db.json (an imported
 containerlab sonic-vs node's bound file) has the sessions, addresses, BFD peers, multipath width and
-advertised prefixes of that file in its NodePlan (twin/topology/bound_config.py), and the hosts on its
+advertised prefixes of that file in its NodePlan (twin/stages/load/bound_config.py), and the hosts on its
 links get no planned address, so they are judged by the addresses their own `exec:` lines give them.
 The sessions, ECMP widths, BFD peers and pings expected here are then the ones those configs and
 lines set up, not twin's address plan.
@@ -14,7 +14,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from twin import userfile
 from twin.checks.base import Check
 from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import BgpInput, BgpSessionsEstablished
@@ -29,7 +28,8 @@ from twin.checks.ecmp import EcmpInput, EcmpWidth
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
-from twin.plan.models import NodePlan, Plan
+from twin.host import userfile
+from twin.model.plan import NodePlan, Plan
 from twin.switch.frr_daemons import parse_daemons_file
 
 

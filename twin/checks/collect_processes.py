@@ -7,9 +7,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from twin.runtime.processes import netns_processes, read_proc
-from twin.runtime.state import LabState, lab_dir, node_dir
-from twin.switch.agent_process import gnmi_target
+from twin.host.processes import netns_processes, read_proc
+from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.lab.agent import gnmi_target
 
 CONNECT_TIMEOUT_S = 1.0
 

@@ -16,8 +16,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from twin.checks.bgp import BgpSessionsEstablished
-from twin.plan.models import Plan
-from twin.topology.bound_config import config_facts
+from twin.model.plan import Plan
+from twin.stages.load.bound_config import config_facts
 
 ConfigDb = dict[str, dict[str, Any]]
 

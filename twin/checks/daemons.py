@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from twin.checks.base import Check, CheckInput, Outputs
-from twin.checks.result import ItemResult
-from twin.plan.models import NodePlan, Plan
-from twin.runtime.sonic_vs import is_sonic_image
-from twin.runtime.state import LabState, lab_dir
-from twin.switch.agent_process import gnmi_target
+from twin.host.rundir import LabState, lab_dir
+from twin.kinds.sonic_vs import is_sonic_image
+from twin.lab.agent import gnmi_target
+from twin.model.plan import NodePlan, Plan
+from twin.model.results import ItemResult
 from twin.switch.frr_daemons import node_daemons, split_supported
 
 REDIS = "redis-server"

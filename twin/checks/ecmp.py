@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from twin.checks.base import Check, CheckInput, Outputs
-from twin.checks.result import ItemResult
+from twin.model.results import ItemResult
 
 
 class EcmpInput(CheckInput):

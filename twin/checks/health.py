@@ -12,13 +12,13 @@ from twin.checks.base import Check, Outputs
 from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import established_counts
 from twin.checks.catalog import expected_bfd, expected_ecmp, expected_sessions, health_checks
-from twin.checks.collect import collect
+from twin.checks.collect_local import collect
 from twin.checks.configured import ConfigDb, configured_bfd
 from twin.checks.daemons import AgentServing, SwitchDaemonsRunning, process_checks
 from twin.checks.ecmp import ecmp_summary
-from twin.checks.result import CheckResult
-from twin.plan.models import Plan
-from twin.runtime.state import LabState
+from twin.host.rundir import LabState
+from twin.model.plan import Plan
+from twin.model.results import CheckResult
 
 
 class Health(BaseModel):

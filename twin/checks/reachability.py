@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from twin.checks.base import Check, CheckInput, Outputs
-from twin.checks.result import ItemResult
+from twin.model.results import ItemResult
 
 
 class PingInput(CheckInput):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import fcntl
 from pathlib import Path
 
-from twin.checks.result import CheckResult, ItemResult, summarize
-from twin.drills.models import DrillReport, Scenario, Slo
 from twin.drills.runner import Drill, Options, Progress
 from twin.drills.settings import load_settings
-from twin.errors import TwinError
-from twin.owned import Content, write_owned
-from twin.runtime.base import runtime_of
-from twin.runtime.state import lab_dir, load_plan, load_state
+from twin.host.owned import Content, write_owned
+from twin.host.rundir import lab_dir, load_plan, load_state
+from twin.model.drill import DrillReport, Scenario, Slo
+from twin.model.errors import TwinError
+from twin.model.results import CheckResult, ItemResult, summarize
+from twin.runtime.registry import runtime_of
 
 DRILL_FIGURES = ("detect_ms", "detect_target_ms", "converge_ms", "loss_ms", "imbalance", "cycle_s")
 
@@ -49,7 +49,7 @@ def write_reports(report: DrillReport, directory: Path) -> list[Path]:
     from twin.report.drill import drill_markdown
     from twin.report.timeline import timeline_png
 
-    stem = f"{report.lab}-{report.drill}"  # a folder twin owns (twin.owned); earlier drills' reports stay
+    stem = f"{report.lab}-{report.drill}"  # a folder twin owns (twin.host.owned); earlier drills' reports stay
     files: dict[str, Content] = {f"{stem}.json": report.model_dump_json(indent=1),
                                  f"{stem}.md": drill_markdown(report),
                                  f"{stem}.png": lambda path: timeline_png(report, path)}

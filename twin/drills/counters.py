@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from twin.plan.models import Plan
+from twin.model.plan import Plan
 
 
 def tx_packets(text: str) -> dict[str, int]:

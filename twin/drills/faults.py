@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from twin.drills.models import Step
 from twin.drills.targets import Fault
-from twin.errors import DrillError
 from twin.gnmi.client import SwitchClient
-from twin.plan.models import Plan
-from twin.runtime.base import Runtime
-from twin.runtime.shell import run
-from twin.runtime.state import LabState
+from twin.host.rundir import LabState
+from twin.host.shell import run
+from twin.model.drill import Step
+from twin.model.errors import DrillError
+from twin.model.plan import Plan
+from twin.runtime.registry import Runtime
 
 SILENT_TABLE = "twin_drill_silent"
 SILENT_RULES = f"""table inet {SILENT_TABLE} {{

@@ -11,7 +11,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
-from twin.drills.models import SessionEvent
+from twin.model.drill import SessionEvent
 
 ADJCHANGE = re.compile(r"^(\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)?) BGP: .*%ADJCHANGE: neighbor "
                        r"([0-9a-fA-F.:]+)(?:\([^)]*\))? in vrf \S+ (Up|Down)\s*(.*)$")

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from twin.drills.targets import LinkKey, link_key
-from twin.plan.models import Plan
+from twin.model.plan import Plan
 
 # switch -> prefix -> next-hop addresses
 Fib = dict[str, dict[str, frozenset[str]]]

@@ -19,14 +19,14 @@ from twin.drills.counters import SpineCounters
 from twin.drills.faults import Injector
 from twin.drills.fibwatch import FibWatch
 from twin.drills.logwatch import LogWatch
-from twin.drills.models import ActionReport, DrillReport, Scenario, Slo, Step
 from twin.drills.oracle import Fib, ecmp_widths, expected_fibs, mismatches
+from twin.drills.probe_traffic import ProbeProcess, endpoints, flow_paths, probe_spec
 from twin.drills.targets import Fault, LinkKey, resolve
-from twin.drills.traffic import ProbeProcess, endpoints, flow_paths, probe_spec
-from twin.errors import DrillError
-from twin.plan.models import Plan
-from twin.runtime.base import Runtime
-from twin.runtime.state import LabState, lab_dir, node_dir, save_state
+from twin.host.rundir import LabState, lab_dir, node_dir, save_state
+from twin.model.drill import ActionReport, DrillReport, Scenario, Slo, Step
+from twin.model.errors import DrillError
+from twin.model.plan import Plan
+from twin.runtime.registry import Runtime
 from twin.switch.frr_daemons import EVENT_LOG
 
 Progress = Callable[[str], None]
@@ -260,8 +260,8 @@ class Drill:
         """During an MTU mismatch, `twin verify`'s MTU check and a jumbo DF ping must both fail;
         after the restore, both must pass."""
         from twin.checks.catalog import fabric_links
+        from twin.checks.collect_gnmi import collect
         from twin.checks.mtu import MtuConsistent, MtuInput
-        from twin.gnmi.collect import collect
 
         t = time.time()
         check = MtuConsistent(MtuInput(links=fabric_links(self.plan)))

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from twin.drills.models import KINDS, LabDrill, Scenario, Slo, Step
-from twin.errors import PlanError
-from twin.runtime.state import lab_dir
-from twin.topology.loader import pydantic_problems
-from twin.topology.source import load_yaml
+from twin.host.rundir import lab_dir
+from twin.model.drill import KINDS, LabDrill, Scenario, Slo, Step
+from twin.model.errors import PlanError
+from twin.stages.load.loader import pydantic_problems
+from twin.stages.load.source import load_yaml
 
 # What a drill must meet when the lab says nothing: the targets this project holds itself to.
 DEFAULT_SLO: dict[str, Slo] = {
@@ -29,7 +29,9 @@ def own_duration_s(scenario: Scenario) -> float:
     """The least time a drill of `scenario` takes from its first injection, set by its own parameters:
     the last of its timed actions (at_ms, hold_ms, link-flap's flaps x period + hold) and the settle
     waits (one after recovery, and one before an untimed fault is restored)."""
-    from twin.drills.runner import plan_actions  # the runner's own schedule; it imports twin.lab, which imports us
+    from twin.drills.runner import (
+        plan_actions,  # the runner's own schedule; it imports twin.stages.lab_file, which imports us
+    )
 
     _, actions = plan_actions(scenario)
     last = max((a.at for a in actions if a.at is not None), default=0.0)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from twin.drills.models import NODE_KINDS, Step
-from twin.errors import PlanError, Problem
-from twin.plan.models import LinkPlan, Plan
+from twin.model.drill import NODE_KINDS, Step
+from twin.model.errors import PlanError, Problem
+from twin.model.plan import LinkPlan, Plan
 
 # One end of a link: (node, SONiC port name)
 End = tuple[str, str]

@@ -32,9 +32,9 @@ The exported lab runs the same fabric as the netns runtime, one container per no
 Bind paths are relative to the topology file, as containerlab resolves them, so the topology
 and its `<lab>-files/` folder move together. Before anything is written, the topology is
 validated against containerlab's JSON schema when one is found (TWIN_CLAB_SCHEMA, or
-containerlab/clab.schema.json in the reference folder, twin.reference); without one, validation is
+containerlab/clab.schema.json in the reference folder, twin.host.reference); without one, validation is
 skipped and callers say so. The bound files go only into a new or empty folder or one an earlier
-export wrote (twin.owned): nothing else in it is overwritten or removed.
+export wrote (twin.host.owned): nothing else in it is overwritten or removed.
 """
 
 from __future__ import annotations
@@ -60,18 +60,19 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT7
 
-from twin import __version__, userfile
-from twin.errors import TwinError
-from twin.owned import write_owned
-from twin.plan.models import NodePlan, Plan
-from twin.reference import reference_path
-from twin.render.config_db import dumps, node_config_db
-from twin.render.frr import render_frr
-from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
-from twin.runtime.sonic_vs import clab_exec, sonic_vs_iface
+from twin import __version__
+from twin.host import userfile
+from twin.host.owned import write_owned
+from twin.host.reference import reference_path
+from twin.kinds.host import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
+from twin.kinds.sonic_vs import clab_exec, sonic_vs_iface
+from twin.model.errors import TwinError
+from twin.model.plan import NodePlan, Plan
+from twin.stages.load.bound_config import PERSISTENT_CONFIG
+from twin.stages.render.config_db import dumps, node_config_db
+from twin.stages.render.frr import render_frr
 from twin.switch.frr_daemons import KNOWN, switch_daemons
 from twin.switch.kernel import kernel_lines
-from twin.topology.bound_config import PERSISTENT_CONFIG
 
 ClabKind = Literal["linux", "sonic-vs"]
 CLAB_KINDS: tuple[ClabKind, ...] = ("linux", "sonic-vs")
@@ -82,7 +83,7 @@ CLAB_IMAGE = "ghcr.io/srl-labs/clab"
 FRR_INIT = "/usr/lib/frr/frrinit.sh"
 IFNAME_MAX = 15              # Linux IFNAMSIZ (16) minus the terminating NUL
 SCHEMA_ENV = "TWIN_CLAB_SCHEMA"
-SCHEMA_REL = "containerlab/clab.schema.json"  # inside the reference folder (twin.reference)
+SCHEMA_REL = "containerlab/clab.schema.json"  # inside the reference folder (twin.host.reference)
 MESSAGE_MAX = 200            # schema messages quote whole enums; keep each line readable
 GENERATED_NOTE = "written by twin export; regenerate rather than edit"
 
@@ -280,7 +281,7 @@ def write_clab(plan: Plan, out: Path, *, kind: ClabKind, image: str, host_image:
     """Write the topology to `out` and the files it binds to `<out dir>/<lab>-files/`.
 
     The topology is validated first (when a schema is found): nothing is written when it is
-    invalid, nor when `<lab>-files/` holds files twin did not write (twin.owned). `out` itself,
+    invalid, nor when `<lab>-files/` holds files twin did not write (twin.host.owned). `out` itself,
     the file the user named, is replaced. Returns the files written, the topology first.
     """
     lab = lab_name or plan.name

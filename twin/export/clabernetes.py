@@ -15,7 +15,7 @@ exported .clab.yml is written directly:
 - `README.md`: the commands to run on the cluster.
 
 File names sort in the order `kubectl apply -f DIR` must create them. The folder also holds
-twin's marker `.twin-written` (twin.owned), which kubectl skips: it reads .yaml, .yml and .json.
+twin's marker `.twin-written` (twin.host.owned), which kubectl skips: it reads .yaml, .yml and .json.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from twin.errors import TwinError
 from twin.export.clab import (
     ClabKind,
     bind_targets,
@@ -36,8 +35,9 @@ from twin.export.clab import (
     node_files,
     validate_clab,
 )
-from twin.owned import write_owned
-from twin.plan.models import Plan
+from twin.host.owned import write_owned
+from twin.model.errors import TwinError
+from twin.model.plan import Plan
 
 API_VERSION = "clabernetes.containerlab.dev/v1alpha1"  # clabernetes from srl-labs, installed with helm
 HELM_CHART = "oci://ghcr.io/srl-labs/clabernetes/clabernetes"
@@ -60,7 +60,7 @@ def clabernetes_manifests(plan: Plan, out_dir: Path, *, kind: ClabKind, image: s
                           host_image: str | None = None, lab_name: str | None = None) -> list[Path]:
     """Write the manifests clabernetes needs for `plan` and a README to `out_dir`; return them.
 
-    `out_dir` is a new or empty folder or one an earlier export wrote (twin.owned): TwinError,
+    `out_dir` is a new or empty folder or one an earlier export wrote (twin.host.owned): TwinError,
     with nothing written, otherwise; files of an earlier export no longer wanted are removed."""
     lab = lab_name or plan.name
     definition = clab_topology(plan, kind=kind, image=image, files_dir=files_dir_name(lab), lab_name=lab,

@@ -14,8 +14,8 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 from pygnmi.client import gNMIclient
 
-from twin.errors import GnmiError
-from twin.runtime.state import LabState
+from twin.host.rundir import LabState
+from twin.model.errors import GnmiError
 
 # pygnmi warns on every TLS connection with skip_verify, which is how twin's labs run, and logs
 # every refused request at CRITICAL.
@@ -78,7 +78,7 @@ class SwitchClient:
     @classmethod
     def of(cls, state: LabState, node: str) -> SwitchClient:
         """The client for a lab's switch; GnmiError when the node has no agent (hosts, routers)."""
-        from twin.switch.agent_process import gnmi_target
+        from twin.lab.agent import gnmi_target
 
         target = gnmi_target(state, node)
         if target is None:

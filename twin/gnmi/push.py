@@ -10,14 +10,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from twin.errors import GnmiError, PlanError, Problem
 from twin.gnmi.client import SwitchClient
-from twin.plan.models import Plan
-from twin.render.config_db import node_config_db
-from twin.runtime.state import LabState
-from twin.switch.agent_process import gnmi_target
-from twin.switch.configdb import GENERATED_TABLES
-from twin.userfile import read_config_db
+from twin.host.rundir import LabState
+from twin.host.userfile import read_config_db
+from twin.lab.agent import gnmi_target
+from twin.model.errors import GnmiError, PlanError, Problem
+from twin.model.plan import Plan
+from twin.stages.configdb import GENERATED_TABLES
+from twin.stages.render.config_db import node_config_db
 
 
 class PushResult(BaseModel):
@@ -49,7 +49,7 @@ def with_sonic_tables(new: dict[str, Any], current: dict[str, Any]) -> dict[str,
 
 def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[str, dict[str, Any] | str]:
     """Switch -> config to push, or an error string when its file is missing. A file that is there but
-    unreadable (twin.userfile: not a regular UTF-8 file inside `configs`, too large, not a JSON object of
+    unreadable (twin.host.userfile: not a regular UTF-8 file inside `configs`, too large, not a JSON object of
     tables of objects) raises one PlanError before anything is pushed."""
     out: dict[str, dict[str, Any] | str] = {}
     problems: list[Problem] = []

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from twin.ci import CiReport
-from twin.rehearse import RehearsalReport
+from twin.flows.ci import CiReport
+from twin.flows.rehearse import RehearsalReport
 
 ICON = {"success": "pass", "failure": "FAIL", "error": "ERROR", "skipped": "skip"}
 

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from twin.drills.models import DrillReport
+from twin.model.drill import DrillReport
 
 
 def _ms(value: float | None) -> str:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from twin.checks.health import Health
-from twin.runtime.state import LabState
+from twin.host.rundir import LabState
 
 _STYLE = {"success": "green", "failure": "red", "error": "magenta", "skipped": "yellow"}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from twin.checks.result import CheckResult
+from twin.model.results import CheckResult
 
 
 def write_junit(path: Path, suite: str, results: list[CheckResult], seconds: float = 0.0) -> None:

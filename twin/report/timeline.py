@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from twin.drills.models import DrillReport
+from twin.model.drill import DrillReport
 
 
 def timeline_png(r: DrillReport, path: Path) -> None:

@@ -22,7 +22,6 @@ from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 from typing import Any
 
-from twin.errors import RuntimeBackendError, TwinError
 from twin.export.clab import (
     ClabCommand,
     ClabKind,
@@ -32,15 +31,16 @@ from twin.export.clab import (
     missing_message,
     node_files,
 )
-from twin.plan.models import NodePlan, Plan
-from twin.render.write import write_tree
-from twin.runtime import sonic_vs
-from twin.runtime.base import ProgressFn
+from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.host.shell import run
+from twin.kinds import sonic_vs
+from twin.model.errors import RuntimeBackendError, TwinError
+from twin.model.plan import NodePlan, Plan
 from twin.runtime.docker import DockerRuntime
 from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client
 from twin.runtime.netns import node_netns
-from twin.runtime.shell import run
-from twin.runtime.state import LabState, lab_dir, node_dir
+from twin.runtime.registry import ProgressFn
+from twin.stages.render.write import write_tree
 from twin.switch.frr_daemons import EVENT_LOG
 
 DEPLOY_TIMEOUT = 900.0

@@ -24,15 +24,15 @@ from typing import Any
 
 import docker.errors
 
-from twin.errors import RuntimeBackendError, TwinError
-from twin.plan.models import NodePlan, Plan
-from twin.runtime import sonic_vs
-from twin.runtime.base import ProgressFn
+from twin.host.rundir import LabState, node_dir
+from twin.host.shell import run
+from twin.kinds import sonic_vs
+from twin.model.errors import RuntimeBackendError, TwinError
+from twin.model.plan import NodePlan, Plan
 from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, engine_running, network_name
 from twin.runtime.image import ImageSpec, ensure_image
 from twin.runtime.netns import WORKERS, NetnsRuntime, node_netns
-from twin.runtime.shell import run
-from twin.runtime.state import LabState, node_dir
+from twin.runtime.registry import ProgressFn
 from twin.switch.frr_daemons import daemon_env, vtysh
 from twin.switch.sonic_cli import tool_argv
 

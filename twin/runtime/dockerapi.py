@@ -7,7 +7,7 @@ import functools
 import docker
 import docker.errors
 
-from twin.errors import TwinError
+from twin.model.errors import TwinError
 
 LAB_LABEL, NODE_LABEL = "org.twin.lab", "org.twin.node"
 NOT_RUNNING = ("the Docker engine is not reachable ({why}): 'make lab-up RUNTIME=docker' installs Debian's "

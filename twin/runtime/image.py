@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from twin import __version__
-from twin.errors import RuntimeBackendError, TwinError
+from twin.model.errors import RuntimeBackendError, TwinError
 from twin.runtime.dockerapi import client
 
 REPOSITORY = "twin-switch"

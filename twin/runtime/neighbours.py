@@ -3,7 +3,7 @@ put them back when the last lab goes down.
 
 net.ipv4/ipv6.neigh.default.gc_thresh1/2/3 live in the host's (initial) network namespace only,
 so raising them changes the host. Before twin first raises one, it records the value it found
-and the value it set in `<run root>/host-sysctls.json` (twin.runtime.state.run_root); when no
+and the value it set in `<run root>/host-sysctls.json` (twin.host.rundir.run_root); when no
 lab is left, each is written back to what it was, unless someone changed it since twin set it
 (then it is left alone and `twin down` says so). Both sides hold a lock on the run root, so
 a lab coming up while the last one goes down never loses the record.
@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypedDict
 
-from twin.plan.models import Plan
-from twin.runtime.state import known_labs, run_root
+from twin.host.rundir import known_labs, run_root
+from twin.model.plan import Plan
 
 _KEYS = ("gc_thresh1", "gc_thresh2", "gc_thresh3")
 RECORD = "host-sysctls.json"

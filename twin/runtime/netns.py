@@ -17,19 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
 
-from twin import userfile
-from twin.errors import RuntimeBackendError, TwinError
-from twin.plan.models import NodePlan, Plan
-from twin.render.config_db import dumps, node_config_db
-from twin.render.frr import render_frr
-from twin.runtime import neighbours
-from twin.runtime.base import ProgressFn, check_lab_name
-from twin.runtime.confine import HOW as CONFINED
-from twin.runtime.confine import confined_argv
-from twin.runtime.frr_statedirs import remove_statedirs
-from twin.runtime.hostnet import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
-from twin.runtime.shell import in_netns, ip_batch, list_netns, run
-from twin.runtime.state import (
+from twin.host import userfile
+from twin.host.rundir import (
     LabState,
     NodeState,
     known_labs,
@@ -40,9 +29,20 @@ from twin.runtime.state import (
     save_plan,
     save_state,
 )
+from twin.host.shell import in_netns, ip_batch, list_netns, run
+from twin.kinds.host import HOST_SYSCTLS, SWITCH_SYSCTLS, server_lines
+from twin.model.errors import RuntimeBackendError, TwinError
+from twin.model.plan import NodePlan, Plan
+from twin.runtime import neighbours
+from twin.runtime.confine import HOW as CONFINED
+from twin.runtime.confine import confined_argv
+from twin.runtime.frr_statedirs import remove_statedirs
+from twin.runtime.registry import ProgressFn, check_lab_name
+from twin.stages.configdb import ConfigDb
+from twin.stages.render.config_db import dumps, node_config_db
+from twin.stages.render.frr import render_frr
 from twin.switch import redis_server
 from twin.switch.cfgmgr import PROGRAMMED
-from twin.switch.configdb import ConfigDb
 from twin.switch.frr_daemons import (
     daemon_env,
     node_daemons,
@@ -118,7 +118,7 @@ def _host_routes() -> list[IPv4Network]:
 
 class NetnsRuntime:
     name = "netns"
-    # A SONiC release's FRR templates to render switches with (twin.render.sonic_templates); None:
+    # A SONiC release's FRR templates to render switches with (twin.stages.render.sonic_templates); None:
     # twin's own renderer.
     templates: Path | None = None
 

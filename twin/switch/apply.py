@@ -4,7 +4,7 @@ FRR lines follow the daemon the config selects, as on SONiC:
 - frrcfgd: changing one neighbor's description sends one `neighbor X description` line: no other
   session resets and BFD does not flap. A change of the switch's own ASN or router-id has no
   incremental form in FRR; `frr_lines` returns None and the caller reloads BGP whole.
-- bgpcfgd: what bgpcfgd sends on that CONFIG_DB change (twin.render.bgpcfgd.changes): a new
+- bgpcfgd: what bgpcfgd sends on that CONFIG_DB change (twin.stages.render.bgpcfgd.changes): a new
   neighbor's policies, peer groups and instance, `no neighbor X` for a deleted one, only
   admin_status for a changed one; a new bgp_asn reloads BGP whole (None).
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from twin.render import bgpcfgd
-from twin.render.frr import frr_context, is_frrcfgd
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
+from twin.stages.render import bgpcfgd
+from twin.stages.render.frr import frr_context, is_frrcfgd
 
 # A neighbor's lines, in the order the rendered frr.conf has them: (context field, FRR words).
 _NEIGHBOR = (("asn", "remote-as {}"), ("group", "peer-group {}"), ("name", "description {}"),

@@ -1,6 +1,6 @@
 """The config daemons of one switch: program FRR and the kernel from CONFIG_DB, on every change.
 
-On SONiC, bgpcfgd or frrcfgd (picked by DEVICE_METADATA|localhost, see twin.render.frr) and the
+On SONiC, bgpcfgd or frrcfgd (picked by DEVICE_METADATA|localhost, see twin.stages.render.frr) and the
 kernel-side managers (portmgrd, intfmgrd, vlanmgrd, hostcfgd) subscribe to CONFIG_DB and turn
 each change into targeted commands. Here one `ConfigDaemon` per switch does the same: CONFIG_DB
 keyspace notifications name the keys that changed, those keys are read again, and only the
@@ -24,11 +24,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from twin.render.frr import render_frr
-from twin.switch import configdb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
+from twin.stages.render.frr import render_frr
 from twin.switch.apply import frr_lines
 from twin.switch.config_values import without_unsafe
-from twin.switch.configdb import ConfigDb
 from twin.switch.frr_daemons import runtime_lines
 from twin.switch.kernel import kernel_changes
 from twin.switch.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_key

@@ -16,8 +16,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from twin.switch import configdb
-from twin.switch.configdb import ConfigDb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
 
 SONIC_DIR = PurePosixPath("/etc/sonic")
 DEFAULT_CONFIG = "config_db.json"

@@ -20,10 +20,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from twin.stages.configdb import ConfigDb
 from twin.switch import cli_paths
 from twin.switch.cli_output import Output, group_usage, not_emulated, resolve, subcommand, usage_error
 from twin.switch.cli_paths import PathRefused, SwitchFile
-from twin.switch.configdb import ConfigDb
 from twin.switch.sonic_cli import merged
 from twin.switch.sonic_redis import as_stored
 from twin.switch.switch_view import SwitchData

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from twin.switch import configdb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
 from twin.switch.cfgmgr import ConfigDaemon, ProgramError
-from twin.switch.configdb import ConfigDb
 from twin.switch.endpoint_protocol import SetRejected
 from twin.switch.sonic_redis import SonicEndpoint
 

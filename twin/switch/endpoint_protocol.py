@@ -15,7 +15,7 @@ from collections.abc import Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
 
 if TYPE_CHECKING:
     from twin.switch.sonic_redis import SonicRedis

@@ -9,9 +9,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from twin import userfile
-from twin.errors import RuntimeBackendError
-from twin.plan.models import NodePlan
+from twin.host import userfile
+from twin.model.errors import RuntimeBackendError
+from twin.model.plan import NodePlan
 
 FRR_BIN = Path("/usr/lib/frr")
 # Daemons this kernel cannot serve: ldpd needs MPLS, which is not available here.

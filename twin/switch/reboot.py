@@ -30,11 +30,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from twin.render.frr import render_frr
-from twin.runtime.shell import in_netns, ip_batch, run
-from twin.switch import configdb, redis_server
+from twin.host.shell import in_netns, ip_batch, run
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
+from twin.stages.render.frr import render_frr
+from twin.switch import redis_server
 from twin.switch.cfgmgr import ConfigDaemon
-from twin.switch.configdb import ConfigDb
 from twin.switch.frr_daemons import KNOWN, daemon_env, start_frr
 from twin.switch.kernel import kernel_changes, kernel_lines
 from twin.switch.sonic_redis import as_stored
@@ -117,7 +118,7 @@ class SwitchReboot:
 
     @classmethod
     def from_settings(cls, sw: dict[str, Any], daemon: ConfigDaemon) -> SwitchReboot:
-        """For one agent.json switch entry (twin.switch.agent_process._switch_entry)."""
+        """For one agent.json switch entry (twin.lab.agent._switch_entry)."""
         return cls(daemon, list(sw["ports"]))
 
     @property

@@ -17,7 +17,7 @@ from typing import Any
 
 import redis
 
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
 from twin.switch.sonic_redis import CONFIG_DB_INITIALIZED, DATABASES, SonicRedis
 
 SOCKET = "redis.sock"

@@ -27,8 +27,8 @@ from typing import Any
 
 import redis
 
-from twin.switch import configdb
-from twin.switch.configdb import ConfigDb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
 from twin.switch.redis_guard import redis_refusal
 from twin.switch.redis_server import socket_path
 from twin.switch.sonic_redis import SonicRedis, as_stored, database

@@ -28,8 +28,8 @@ from typing import Any
 import redis
 from redis.typing import EncodableT, FieldT
 
-from twin.switch import configdb
-from twin.switch.configdb import GENERATED_TABLES, ConfigDb
+from twin.stages import configdb
+from twin.stages.configdb import GENERATED_TABLES, ConfigDb
 from twin.switch.endpoint_protocol import SetRejected
 
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from redis.typing import EncodableT, FieldT
 
-from twin.switch.configdb import ConfigDb
+from twin.stages.configdb import ConfigDb
 from twin.switch.redis_server import socket_path
 from twin.switch.sonic_redis import SonicRedis
 from twin.switch.vtysh_guard import Vtysh, VtyshRefused, refusal

@@ -3,7 +3,7 @@
 GCU's ConfigWrapper.validate_config_db_config loads the config into sonic_yang (sonic-utilities
 generic_config_updater/gu_common.py): tables without a YANG model are cropped (left alone), the
 rest is translated to YANG instance data and validated by libyang. Here the translation is
-twin.validate.yang's (the one `twin validate` uses), parsed by libyang's Python bindings with a
+twin.stages.validate.yang's (the one `twin validate` uses), parsed by libyang's Python bindings with a
 context per set of modules the config uses, kept for the agent's life: a switch's config
 validates in a few milliseconds.
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import libyang
 
-from twin.switch.configdb import ConfigDb
-from twin.validate.yang import find_models, modules_to_load, prepare, to_xml
+from twin.stages.configdb import ConfigDb
+from twin.stages.validate.yang import find_models, modules_to_load, prepare, to_xml
 
 log = logging.getLogger("twin.yang")
 
@@ -36,7 +36,7 @@ class YangCheck:
 
     @classmethod
     def find(cls, explicit: Path | None = None) -> YangCheck | None:
-        """The checker over the models twin finds (twin.validate.yang.find_models), or None."""
+        """The checker over the models twin finds (twin.stages.validate.yang.find_models), or None."""
         models = find_models(explicit)
         return cls(models) if models is not None else None
 

@@ -12,7 +12,7 @@ Here the result is written to CONFIG_DB in one MULTI/EXEC by the switch's endpoi
 programs it (twin's switch: the config daemon) and saves config_db.json, as sonic-gnmi's
 `config save` after a Set does. Every refusal is raised as GnmiStatus UNKNOWN (sonic-gnmi returns
 GCU's error as a plain error) and changes nothing. Without YANG models, the built-in schema
-(twin/switch/schema.json, a digest of the same models) judges the config instead.
+(twin/stages/schema.json, a digest of the same models) judges the config instead.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 
 import jsonpatch
 
-from twin.switch import configdb
+from twin.stages import configdb
+from twin.stages.configdb import ConfigDb
 from twin.switch.config_values import changed_entry_problems
-from twin.switch.configdb import ConfigDb
 from twin.switch.endpoint_protocol import SetRejected, SwitchEndpoint
 from twin.switch.sonic_gnmi.patch import Patch, patch_text
 from twin.switch.sonic_gnmi.status import unknown

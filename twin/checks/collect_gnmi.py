@@ -1,0 +1,86 @@
+"""Collect what checks need over gNMI (switches) and, for nodes without an agent, locally."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from ipaddress import ip_address
+from typing import Any
+
+from twin.checks.base import Check, Outputs
+from twin.checks.collect_local import collect as collect_local
+from twin.gnmi.client import SwitchClient
+from twin.host.rundir import LabState
+from twin.lab.agent import gnmi_target
+
+GNMI_SOURCES = {"bgp_summary", "fib", "bfd_sessions", "port_table"}
+
+
+def as_bgp_summary(neigh_state: dict[str, Any]) -> dict[str, Any]:
+    """STATE_DB NEIGH_STATE_TABLE in the shape of FRR's `show bgp summary json`."""
+    return {"ipv4Unicast": {"peers": {ip: {"state": row.get("state")} for ip, row in neigh_state.items()}}}
+
+
+def host_prefix(key: str) -> str:
+    """A ROUTE_TABLE key with its length: fpmsyncd writes host routes without one (libnl's
+    nl_addr2str drops a full-length mask: `10.1.4.2`)."""
+    try:
+        address = ip_address(key)
+    except ValueError:
+        return key
+    return f"{key}/{address.max_prefixlen}"
+
+
+def as_fib(route_table: dict[str, Any]) -> list[dict[str, Any]]:
+    """APPL_DB ROUTE_TABLE (BGP routes) in the shape of `ip -j route`."""
+    return [{"dst": host_prefix(prefix), "nexthops": [{"gateway": h} for h in row.get("nexthop", "").split(",") if h]}
+            for prefix, row in route_table.items() if row.get("protocol", "bgp") == "bgp"]
+
+
+def _read(sw: SwitchClient, source: str) -> Any:
+    if source == "bgp_summary":
+        return as_bgp_summary(sw.table("STATE_DB", "NEIGH_STATE_TABLE"))
+    if source == "fib":
+        return as_fib(sw.table("APPL_DB", "ROUTE_TABLE"))
+    if source == "bfd_sessions":
+        return sw.table("STATE_DB", "BFD_SESSION_TABLE")
+    return sw.table("STATE_DB", "PORT_TABLE")
+
+
+def running_configs(state: LabState) -> dict[str, dict[str, Any]]:
+    """Every switch's CONFIG_DB as it runs now, read over gNMI (what the checks judge configs by)."""
+    def one(node: str) -> tuple[str, Any]:
+        target = gnmi_target(state, node)
+        if target is None:
+            return node, None
+        with SwitchClient(node, target) as sw:
+            return node, sw.get("/sonic-db:CONFIG_DB/localhost/")
+
+    switches = [n.name for n in state.nodes if n.kind == "switch"]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return {node: db for node, db in pool.map(one, switches) if isinstance(db, dict)}
+
+
+def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
+    checks = list(checks)
+    wanted: dict[str, set[str]] = {}
+    local: list[Check[Any]] = []
+    for check in checks:
+        if set(check.needs) <= GNMI_SOURCES:
+            for node in check.nodes():
+                wanted.setdefault(node, set()).update(check.needs)
+        else:
+            local.append(check)
+
+    def one(node: str) -> tuple[str, dict[str, Any]]:
+        target = gnmi_target(state, node)
+        if target is None:
+            return node, {}
+        with SwitchClient(node, target) as sw:
+            return node, {source: _read(sw, source) for source in sorted(wanted[node])}
+
+    outputs: Outputs = collect_local(state, local) if local else {}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for node, values in pool.map(one, sorted(wanted)):
+            outputs.setdefault(node, {}).update(values)
+    return outputs

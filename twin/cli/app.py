@@ -1,0 +1,549 @@
+"""The `twin` command line. Thin: parse, call the library, render. Errors exit 2 with a message."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from twin.model.errors import TwinError
+
+app = typer.Typer(help="A digital twin of AI-training network fabrics.", no_args_is_help=True,
+                  pretty_exceptions_enable=False, add_completion=False)
+console = Console(stderr=True)
+out = Console()
+
+NameOpt = Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: the only running lab, "
+                                              "else the lab file's name)")]
+RuntimeOpt = Annotated[str | None, typer.Option(
+    help="where switches run: netns (default: namespaces + FRR), docker (containers), clab (containerlab); "
+         "default: the lab file's 'runtime'")]
+ImageOpt = Annotated[str | None, typer.Option(
+    help="switch image for docker/clab: the local twin-switch image (default, built when missing) or "
+         "docker-sonic-vs:<tag>")]
+TemplatesOpt = Annotated[Path | None, typer.Option(
+    "--sonic-templates", help="render the switches' FRR with this SONiC release's templates (a folder laid out as "
+                              "sonic-frr-templates: usr/share/sonic/templates, usr/local/sonic/frrcfgd, "
+                              "etc/sonic/constants.yml); default $TWIN_SONIC_TEMPLATES, else twin's own renderer")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print one JSON document on stdout, nothing else")]
+
+
+def _emit_json(doc: Any) -> None:
+    sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
+
+
+def _resolve_name(name: str | None) -> str:
+    if name:
+        return name
+    from twin.runtime.registry import all_labs
+
+    labs = all_labs()
+    if len(labs) == 1:
+        return labs[0]
+    if not labs:
+        raise TwinError("no lab is running; start one with 'twin up labs/default.yaml'")
+    if "default" in labs:
+        return "default"
+    raise TwinError(f"several labs are running ({', '.join(labs)}); pick one with --name")
+
+
+@app.command()
+def plan(topology: Annotated[Path, typer.Argument(help="topology or lab YAML, or a containerlab .clab.yml")],
+         output: Annotated[Path | None, typer.Option("-o", "--output", help="write configs here: a new or "
+                                               "empty folder, or one twin wrote before (its .twin-written)")] = None,
+         as_json: JsonOpt = False) -> None:
+    """Plan a fabric (no root): ASNs, addresses, sessions; with -o, write config_db.json and frr.conf."""
+    from twin.stages.lab_file import load_lab
+    from twin.stages.render.write import write_configs
+
+    lab = load_lab(topology)
+    p = lab.plan
+    written = write_configs(p, output) if output else []
+    summary = {
+        "topology": p.name, "kind": p.kind, "max_paths": p.max_paths,
+        "nodes": {role: len(p.by_role(role)) for role in ("spine", "leaf", "router", "server", "host")
+                  if p.by_role(role)},
+        "links": len(p.links), "bgp_sessions": sum(len(n.neighbors) for n in p.nodes) // 2,
+        "written": [str(w) for w in written],
+    }
+    if as_json:
+        _emit_json(summary)
+        return
+    table = Table(title=f"plan of {p.name} ({p.kind})", title_justify="left")
+    for col in ("node", "role", "ASN", "loopback", "ports", "sessions"):
+        table.add_column(col)
+    for n in p.nodes[:60]:
+        table.add_row(n.name, n.role, str(n.asn or "-"), str(n.loopback or "-"), str(len(n.interfaces)),
+                      str(len(n.neighbors)))
+    if len(p.nodes) > 60:
+        table.add_row(f"... {len(p.nodes) - 60} more", "", "", "", "", "")
+    out.print(table)
+    out.print(f"{summary['links']} links, {summary['bgp_sessions']} eBGP sessions, maximum-paths {p.max_paths}")
+    if output:
+        out.print(f"wrote {len(written)} files under {output}")
+
+
+@app.command()
+def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
+       name: NameOpt = None,
+       runtime: RuntimeOpt = None,
+       image: ImageOpt = None,
+       timeout: Annotated[float | None, typer.Option(help="seconds to wait for a healthy fabric")] = None,
+       sonic_templates: TemplatesOpt = None,
+       as_json: JsonOpt = False) -> None:
+    """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
+    from twin.checks.health import Health
+    from twin.lab.lifecycle import bring_up
+    from twin.report.health import health_table, print_notes
+    from twin.runtime.registry import check_lab_name
+    from twin.stages.lab_file import load_lab
+    from twin.stages.render.sonic_templates import find_templates
+
+    lab = load_lab(target)
+    lab_name = name or lab.name
+    check_lab_name(lab_name, str(target) if not name else "--name")
+    templates = find_templates(sonic_templates)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
+                  TimeElapsedColumn(), console=console, transient=as_json) as progress:
+        task = progress.add_task(f"up {lab_name}", total=None, info="")
+        wait = progress.add_task("converging", total=None, info="", visible=False)
+
+        def on_step(step: str, done: int, total: int) -> None:
+            progress.update(task, description=f"up {lab_name}: {step}", completed=done, total=total or None)
+
+        def on_poll(h: Health) -> None:
+            full = sum(1 for v in h.ecmp.values() if v["min"] == v["max"] and v["min"] > 0)
+            progress.update(wait, visible=True, total=h.bgp["total"] or 1, completed=h.bgp["established"],
+                            info=f"BGP {h.bgp['established']}/{h.bgp['total']}, "
+                                 f"ECMP full on {full}/{len(h.ecmp)} leaves")
+
+        state, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image, templates)
+    if as_json:
+        _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
+                    "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes})
+    else:
+        print_notes(console, state)
+        out.print(health_table(state, health))
+        out.print(f"healthy after {health.seconds:.1f} s" if health.healthy else
+                  f"not healthy after {health.seconds:.1f} s; the lab stays up for inspection "
+                  f"('twin status --name {lab_name}', 'twin down --name {lab_name}')")
+    raise typer.Exit(0 if health.healthy else 1)
+
+
+def status_doc(lab_name: str) -> dict[str, Any]:
+    from twin.checks.health import check_health
+    from twin.host.rundir import load_plan, load_state
+    from twin.lab.agent import gnmi_target, ssh_target
+
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running; start it with 'twin up'")
+    plan = load_plan(lab_name)
+    health = check_health(state, plan) if state.phase == "up" else None
+    return {
+        "lab": state.lab, "runtime": state.runtime, "phase": state.phase,
+        "healthy": bool(health and health.healthy) and state.unhealthy is None,
+        "unhealthy": state.unhealthy,
+        "nodes": [{"name": n.name, "role": n.role, "kind": n.kind, "netns": n.netns, "mgmt": n.mgmt,
+                   "gnmi": gnmi_target(state, n.name), "ssh": ssh_target(state, n.name)} for n in state.nodes],
+        "bgp": health.bgp if health else {"established": 0, "total": 0},
+        "ecmp": health.ecmp if health else {},
+        "checks": [r.model_dump() for r in health.results] if health else [],
+        "agent": health.agent if health else {},
+        "daemons": health.daemons if health else {},
+    }
+
+
+@app.command()
+def status(name: NameOpt = None, as_json: JsonOpt = False) -> None:
+    """Show a running lab: nodes, management addresses, BGP, ECMP, health."""
+    from twin.checks.health import Health
+    from twin.host.rundir import load_state
+    from twin.model.results import CheckResult
+    from twin.report.health import health_table, inventory_table
+
+    lab_name = _resolve_name(name)
+    doc = status_doc(lab_name)
+    if as_json:
+        _emit_json(doc)
+    else:
+        state = load_state(lab_name)
+        assert state is not None
+        out.print(inventory_table(state))
+        health = Health(healthy=doc["healthy"], bgp=doc["bgp"], ecmp=doc["ecmp"],
+                        results=[CheckResult.model_validate(r) for r in doc["checks"]])
+        out.print(health_table(state, health))
+    raise typer.Exit(0 if doc["healthy"] else 1)
+
+
+@app.command(name="exec", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def exec_(node: Annotated[str, typer.Argument(help="node name, e.g. leaf1 or server3")],
+          cmd: Annotated[list[str], typer.Argument(help="command to run inside the node (after --)")],
+          name: NameOpt = None) -> None:
+    """Run a command inside a node, e.g. `twin exec server1 -- ping -c1 10.2.0.3`."""
+    from twin.host.rundir import load_state
+    from twin.runtime.registry import runtime_of
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    argv = runtime_of(state).exec_argv(state, node, cmd)
+    raise typer.Exit(subprocess.call(argv))
+
+
+@app.command()
+def down(name: NameOpt = None,
+         all_labs: Annotated[bool, typer.Option("--all", help="remove every lab")] = False) -> None:
+    """Remove a lab: processes, namespaces, veths, files. Safe to run twice."""
+    from twin.runtime.registry import all_labs as every_lab
+    from twin.runtime.registry import down_lab
+
+    running = every_lab()
+    names = running if all_labs else [name] if name else [_resolve_name(None)] if running else []
+    for lab_name in names:
+        removed = down_lab(lab_name)
+        console.print(f"lab {lab_name}: " + (f"removed {', '.join(removed)}" if removed else "nothing to remove"))
+    if not names:
+        console.print("no labs to remove")
+
+
+@app.command()
+def push(name: NameOpt = None,
+         configs: Annotated[Path | None, typer.Option("--configs", help="folder of <switch>/config_db.json "
+                                                      "(default: the lab's own plan)")] = None,
+         as_json: JsonOpt = False) -> None:
+    """Push each switch's config_db.json over gNMI (full replace), in parallel; report what changed."""
+    from twin.gnmi.push import PushResult
+    from twin.gnmi.push import push as push_configs
+    from twin.host.rundir import load_plan, load_state
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    if configs is not None and not configs.is_dir():
+        raise TwinError(f"{configs} is not a folder of <switch>/config_db.json files")
+    switches = [n for n in state.nodes if n.kind == "switch"]
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeElapsedColumn(), console=console, transient=as_json) as progress:
+        task = progress.add_task(f"push to {lab_name}", total=len(switches))
+
+        def tick(r: PushResult) -> None:
+            progress.advance(task)
+
+        results = push_configs(state, load_plan(lab_name), configs, tick)
+    if as_json:
+        _emit_json({"lab": lab_name, "ok": all(r.ok for r in results), "switches": [r.model_dump() for r in results]})
+    else:
+        table = Table(title=f"push to {lab_name}", title_justify="left")
+        for col in ("switch", "result", "added", "removed", "changed", "detail"):
+            table.add_column(col)
+        for r in results:
+            detail = r.error or ", ".join((r.added + r.removed + r.changed)[:3])
+            table.add_row(r.switch, "[green]ok[/]" if r.ok else "[red]failed[/]", str(len(r.added)),
+                          str(len(r.removed)), str(len(r.changed)), escape(detail))
+        out.print(table)
+    raise typer.Exit(0 if all(r.ok for r in results) else 2)
+
+
+@app.command()
+def verify(name: NameOpt = None, as_json: JsonOpt = False,
+           junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML here")] = None) -> None:
+    """Read state over gNMI and run the check catalog: sessions, ECMP, reachability, BFD, MTUs; and check
+    that the lab's gNMI agent and every switch's FRR daemons and redis-server run."""
+    import time
+
+    from twin.host.rundir import load_plan, load_state
+    from twin.lab.lifecycle import verify_lab
+    from twin.report.health import health_table
+    from twin.report.junit import write_junit
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    plan = load_plan(lab_name)
+    start = time.monotonic()
+    health = verify_lab(state, plan)
+    seconds = time.monotonic() - start
+    if junit is not None:
+        write_junit(junit, f"twin.verify.{lab_name}", health.results, seconds)
+    if as_json:
+        _emit_json({"lab": lab_name, "passed": health.healthy, "seconds": round(seconds, 2),
+                    "checks": [r.model_dump() for r in health.results]})
+    else:
+        out.print(health_table(state, health))
+    raise typer.Exit(0 if health.healthy else 1)
+
+
+@app.command()
+def drill(kind: Annotated[str | None, typer.Argument(
+              help="spine-loss | spine-silent | leaf-loss | link-down | link-flap | link-gray | session-reset "
+                   "| mtu-mismatch")] = None,
+          target: Annotated[str | None, typer.Option(help="a node (spine1) or a link (leaf1:spine1, "
+                                                       "leaf1:Ethernet128); default: the first that fits")] = None,
+          scenario: Annotated[Path | None, typer.Option(help="a YAML file of timed faults, instead of KIND")] = None,
+          name: NameOpt = None, as_json: JsonOpt = False,
+          report: Annotated[Path | None, typer.Option(help="write JSON, Markdown and a PNG timeline here")] = None,
+          loss_pct: Annotated[float, typer.Option(help="link-gray: % of packets dropped")] = 5.0,
+          flaps: Annotated[int, typer.Option(help="link-flap: number of flaps")] = 3,
+          period_ms: Annotated[float, typer.Option(help="link-flap: time between flaps")] = 3000,
+          hold_ms: Annotated[float | None, typer.Option(help="how long the fault lasts (default: until "
+                                                             "converged and settled; link-flap: period/2)")] = None,
+          mtu: Annotated[int, typer.Option(help="mtu-mismatch: MTU set on one end")] = 1500,
+          flows: Annotated[int, typer.Option(help="probe flows (distinct UDP 5-tuples)")] = 128,
+          rate: Annotated[float, typer.Option(help="probe packets per second per flow")] = 100,
+          recovery_timeout: Annotated[float, typer.Option(help="seconds the fabric gets to return to its "
+                                                                "baseline after the restore")] = 60) -> None:
+    """Break something on purpose and measure how the fabric heals: detection, convergence, loss,
+    ECMP redistribution. Restores the fault and checks the fabric is back to its baseline."""
+    from twin.drills.api import run_drill, write_reports
+    from twin.drills.runner import Options
+    from twin.drills.settings import load_scenario, single
+    from twin.model.drill import KINDS
+    from twin.model.errors import PlanError, Problem
+    from twin.report.drill import drill_table
+
+    if (kind is None) == (scenario is None):
+        raise PlanError([Problem("twin drill", "KIND", "give a drill kind or --scenario FILE (not both)",
+                                 f"kinds: {', '.join(KINDS)}")])
+    if kind is not None and kind not in KINDS:
+        raise PlanError([Problem("twin drill", "KIND", f"unknown drill kind '{kind}'", f"kinds: {', '.join(KINDS)}")])
+    if scenario is not None:
+        plan_ = load_scenario(scenario)
+    else:
+        assert kind is not None
+        params = {"loss_pct": loss_pct, "flaps": flaps, "period_ms": period_ms, "hold_ms": hold_ms, "mtu": mtu}
+        plan_ = single(kind, target, **params)
+    if report is not None:
+        from twin.host.owned import check_folder
+
+        check_folder(report, "twin drill --report")  # before the drill, not after it
+    lab_name = _resolve_name(name)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task(f"drill {plan_.name}", total=None)
+        result = run_drill(lab_name, plan_, lambda s: progress.update(task, description=f"drill {plan_.name}: {s}"),
+                           Options(flows=flows, rate_hz=rate, recovery_timeout_s=recovery_timeout))
+    if report is not None:
+        written = write_reports(result, report)
+        if not as_json:
+            console.print("reports: " + ", ".join(str(p) for p in written))
+    if as_json:
+        _emit_json(result.model_dump(mode="json"))
+    else:
+        out.print(drill_table(result))
+    raise typer.Exit(0 if result.passed else 1)
+
+
+@app.command()
+def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/config_db.json")],
+             lab: Annotated[Path | None, typer.Option(help="lab file whose `roce:` section sets the RoCE "
+                                                           "MTU, lossless priorities and traffic classes")] = None,
+             models: Annotated[Path | None, typer.Option(help="sonic-yang-models folder (default: "
+                                                             "$TWIN_SONIC_YANG, or the reference folder's)")] = None,
+             no_yang: Annotated[bool, typer.Option("--no-yang", help="skip the SONiC YANG check")] = False,
+             as_json: JsonOpt = False) -> None:
+    """Static checks of generated configs (no root): SONiC YANG, per-switch schema, BGP sessions both ways, ASNs,
+    duplicate addresses and router ids, ECMP width, link MTUs, RoCE QoS consistency."""
+    import time
+
+    from twin.stages.lab_file import load_lab
+    from twin.stages.validate.api import validate_folder
+
+    start = time.monotonic()
+    roce = load_lab(lab).roce if lab is not None else None
+    notes: list[str] = []
+    count, findings = validate_folder(configs, roce, models, yang=not no_yang, notes=notes)
+    for note in notes:
+        console.print(f"[bold yellow]{escape(note)}[/]")
+    seconds = round(time.monotonic() - start, 3)
+    if as_json:
+        _emit_json({"configs": str(configs), "switches": count, "passed": not findings, "seconds": seconds,
+                    "notes": notes, "findings": [f.__dict__ for f in findings]})
+    else:
+        for f in findings:
+            out.print(escape(str(f)), soft_wrap=True)
+        out.print(f"{count} switches, {len(findings)} findings, {seconds:g} s")
+    raise typer.Exit(1 if findings else 0)
+
+
+@app.command(name="ci")
+def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo: are run and judged)")],
+        configs: Annotated[Path | None, typer.Option(help="folder of <switch>/config_db.json to gate "
+                                                         "(default: the configs twin generates)")] = None,
+        junit: Annotated[Path | None, typer.Option(help="write JUnit XML here")] = None,
+        summary: Annotated[Path | None, typer.Option(help="write a Markdown summary here")] = None,
+        name: Annotated[str | None, typer.Option("--name", "-n", help="lab name (default: ci + random)")] = None,
+        runtime: RuntimeOpt = None,
+        image: ImageOpt = None,
+        sonic_templates: TemplatesOpt = None,
+        as_json: JsonOpt = False) -> None:
+    """Gate configs in CI: validate, up, push, verify, drills, down. Exit 0 passed, 1 failed, 2 bad input."""
+    from twin.flows.ci import run_ci
+    from twin.report.ci import ci_markdown
+    from twin.report.junit import write_junit
+    from twin.stages.render.sonic_templates import find_templates
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task("ci", total=None)
+        report = run_ci(lab, configs, name, runtime, lambda s: progress.update(task, description=f"ci: {s}"),
+                        image, find_templates(sonic_templates))
+    if junit is not None:
+        write_junit(junit, f"twin.flows.ci.{lab.stem}", report.results, report.seconds)
+    markdown = ci_markdown(report)
+    if summary is not None:
+        summary.write_text(markdown)
+    if as_json:
+        _emit_json(report.model_dump(mode="json", exclude={"drills": {"__all__": {"timeline"}}}))
+    else:
+        out.print(markdown, markup=False, soft_wrap=True)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+@app.command()
+def rehearse(change: Annotated[Path, typer.Argument(help="folder of <switch>/config_db.json, or a YAML/JSON file "
+                                                         "of per-switch patches (null removes)")],
+             name: NameOpt = None,
+             batch: Annotated[int, typer.Option(help="switches changed at once before verifying")] = 1,
+             summary: Annotated[Path | None, typer.Option(help="write a Markdown report here")] = None,
+             as_json: JsonOpt = False) -> None:
+    """Try a change on the running twin: diff, validate, apply in batches with verification, run the
+    lab's drills, roll everything back if anything fails. Your files are only read."""
+    from twin.flows.rehearse import Rehearsal
+    from twin.report.ci import rehearsal_markdown
+
+    lab_name = _resolve_name(name)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task("rehearse", total=None)
+        report = Rehearsal(lab_name, change, batch,
+                           lambda s: progress.update(task, description=f"rehearse: {s}")).run()
+    markdown = rehearsal_markdown(report)
+    if summary is not None:
+        summary.write_text(markdown)
+    if as_json:
+        _emit_json(report.model_dump(mode="json"))
+    else:
+        out.print(markdown, markup=False, soft_wrap=True)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+@app.command()
+def cli(node: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], name: NameOpt = None) -> None:
+    """Open the switch's SONiC-like shell over SSH (show ip bgp summary, show ip route, vtysh ...)."""
+    import os
+    import shutil
+
+    from twin.host.rundir import load_state
+    from twin.lab.agent import ssh_target
+
+    lab_name = _resolve_name(name)
+    state = load_state(lab_name)
+    if state is None:
+        raise TwinError(f"lab '{lab_name}' is not running")
+    target = ssh_target(state, node)
+    if target is None:
+        raise TwinError(f"{node} has no SSH endpoint (only switches do); try 'twin exec {node} -- bash'")
+    if shutil.which("ssh") is None:
+        raise TwinError("the ssh client is not installed: apt-get install openssh-client")
+    argv = ["ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-p", str(target["port"]), f"{target['username']}@{target['host']}"]
+    env = dict(os.environ)
+    if shutil.which("sshpass"):  # the password in the environment (sshpass -e), never on a command line
+        argv, env["SSHPASS"] = ["sshpass", "-e", *argv], target["password"]
+    else:
+        console.print(f"password: {target['password']}")
+    os.execvpe(argv[0], argv, env)
+
+
+agent_app = typer.Typer(help="The switches' gNMI agent of a lab.", no_args_is_help=True)
+app.add_typer(agent_app, name="agent")
+
+
+@agent_app.command("restart")
+def agent_restart(name: NameOpt = None) -> None:
+    """Restart a lab's gNMI agent; it finishes or rolls back a Set that a crash interrupted."""
+    from twin.lab.agent import restart_agent
+
+    lab_name = _resolve_name(name)
+    restart_agent(lab_name)
+    console.print(f"lab {lab_name}: gNMI agent restarted")
+
+
+frr_app = typer.Typer(help="The FRR routing suite of a lab's switches (SONiC's bgp container).", no_args_is_help=True)
+app.add_typer(frr_app, name="frr")
+
+
+@frr_app.command("restart")
+def frr_restart(switch: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], name: NameOpt = None,
+                as_json: JsonOpt = False) -> None:
+    """Restart a switch's FRR daemons from its CONFIG_DB, as `sudo systemctl restart bgp` does on SONiC:
+    whatever still runs is stopped, every daemon starts again with the config the switch's config daemon
+    programmed; the links and the kernel's addresses stay."""
+    from dataclasses import asdict
+
+    from twin.lab.restart import restart_switch_frr
+
+    lab_name = _resolve_name(name)
+    result = restart_switch_frr(lab_name, switch)
+    if as_json:
+        _emit_json({"lab": lab_name, **asdict(result)})
+        return
+    for warning in result.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    console.print(f"lab {lab_name}: {switch}: FRR restarted in {result.seconds:g} s "
+                  f"(stopped: {', '.join(result.stopped) or 'nothing was running'}; "
+                  f"running: {', '.join(result.started)})")
+
+
+def _export_app() -> typer.Typer:
+    from twin.cli.export import export_app
+
+    return export_app
+
+
+app.add_typer(_export_app(), name="export", help="Write the lab for other tools (containerlab, clabernetes).")
+image_app = typer.Typer(help="The switch image of the container runtimes.", no_args_is_help=True)
+app.add_typer(image_app, name="image")
+
+
+@image_app.command("build")
+def image_build(force: Annotated[bool, typer.Option("--force", help="rebuild even when up to date")] = False,
+                as_json: JsonOpt = False) -> None:
+    """Build twin-switch:<version> (Debian + FRR, no registry) unless an up-to-date one exists."""
+    from twin.runtime.image import ImageSpec, ensure_image
+
+    spec = ImageSpec()
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=as_json) as progress:
+        task = progress.add_task(f"image {spec.name}", total=None)
+        result = ensure_image(spec, force=force,
+                              progress=lambda step: progress.update(task, description=f"image: {step}"))
+    if as_json:
+        _emit_json({"image": result.image, "built": result.built, "seconds": round(result.seconds, 1),
+                    "size_mb": result.size_mb, "inputs": spec.inputs})
+    else:
+        out.print(f"{result.image}: " + (f"built in {result.seconds:.1f} s" if result.built else
+                                         f"up to date (inputs {spec.inputs})") + f", {result.size_mb} MB")
+
+
+def main() -> None:
+    try:
+        app()
+    except TwinError as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,126 @@
+"""`twin ci`: validate -> up -> push -> verify -> drills -> down, as one list of results.
+
+Every stage becomes CheckResults (the one result model), so the JUnit XML has one testcase per
+check and per drill, and the Markdown summary reads the same list. The lab is torn down
+whatever happens, including Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from twin.checks.catalog import verify_checks
+from twin.checks.collect_gnmi import collect as collect_gnmi
+from twin.checks.collect_gnmi import running_configs
+from twin.checks.health import Health, evaluate, wait_healthy
+from twin.drills.api import as_check_result, run_drill
+from twin.drills.settings import scenario_of
+from twin.gnmi.push import PushResult, push
+from twin.lab.lifecycle import bring_up
+from twin.model.drill import DrillReport
+from twin.model.findings import Finding
+from twin.model.results import CheckResult, ItemResult, summarize
+from twin.runtime.registry import down_lab
+from twin.stages.lab_file import Lab, load_lab
+from twin.stages.validate.api import validate_folder
+
+CATEGORIES = ("yang", "schema", "bgp", "addressing", "ecmp", "mtu", "qos")
+
+
+class CiReport(BaseModel):
+    lab: str
+    name: str
+    passed: bool
+    stopped_at: str = ""        # the stage that failed, if any
+    seconds: float = 0.0
+    results: list[CheckResult] = []
+    drills: list[DrillReport] = []
+
+
+def validation_results(findings: list[Finding], yang_skipped: str = "") -> list[CheckResult]:
+    out = []
+    for cat in CATEGORIES:
+        if cat == "yang" and yang_skipped:
+            out.append(CheckResult(name="validate yang", description=yang_skipped, status="skipped"))
+            continue
+        mine = [f for f in findings if f.check == cat]
+        items = [ItemResult(subject=f"{f.file}: {f.where}", status="failure", message=f"{f.message}; {f.fix}")
+                 for f in mine] or [ItemResult(subject="all switches", status="success")]
+        out.append(summarize(f"validate {cat}", f"static check: {cat}", items))
+    return out
+
+
+def push_result(results: list[PushResult]) -> CheckResult:
+    items = [ItemResult(subject=r.switch, status="success" if r.ok else "failure",
+                        message=(f"+{len(r.added)} -{len(r.removed)} ~{len(r.changed)} keys" if r.ok else r.error))
+             for r in results]
+    return summarize("push", "every switch accepted its config over gNMI", items)
+
+
+def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtime: str | None = None,
+           progress: Callable[[str], None] = lambda s: None, image: str | None = None,
+           templates: Path | None = None) -> CiReport:
+    lab: Lab = load_lab(lab_path)
+    scenarios = [(scenario_of(d), d.slo) for d in lab.drills.drills]  # bad scenario files fail before anything runs
+    report = CiReport(lab=str(lab_path), name=name or f"ci{uuid.uuid4().hex[:6]}", passed=False)
+    start = time.monotonic()
+
+    def stop(stage: str) -> CiReport:
+        report.stopped_at = stage
+        report.seconds = round(time.monotonic() - start, 2)
+        return report
+
+    if configs is not None:
+        progress("validate: static checks")
+        notes: list[str] = []
+        _, findings = validate_folder(configs, lab.roce, notes=notes)
+        report.results += validation_results(findings, yang_skipped="; ".join(notes))
+        if findings:
+            return stop("validate")
+    try:
+        progress(f"up: bringing up lab {report.name}")
+        state, health = bring_up(lab, report.name, runtime, lambda s, d, t: progress(f"up: {s}"),
+                                 lambda h: None, image=image, templates=templates)
+        report.results.append(_up_result(health))
+        if not health.healthy:
+            return stop("up")
+        if configs is not None:
+            progress("push: configs over gNMI")
+            pushed = push(state, lab.plan, configs, lambda r: None)
+            report.results.append(push_result(pushed))
+            if not all(r.ok for r in pushed):
+                return stop("push")
+            wait_healthy(state, lab.plan, lab.health.timeout_s, lambda h: None, running_configs(state))
+        progress("verify: checks over gNMI")
+        checks = verify_checks(lab.plan, running_configs(state))
+        verified = evaluate(lab.plan, checks, collect_gnmi(state, checks))
+        report.results += verified.results
+        if not verified.healthy:
+            return stop("verify")
+        for scenario, slo in scenarios:
+            progress(f"drill: {scenario.name}")
+            drill = run_drill(report.name, scenario, _prefixed(progress, f"drill {scenario.name}"), slo=slo)
+            report.drills.append(drill)
+            report.results.append(as_check_result(drill))
+            if not drill.restored:
+                return stop("drills")
+        report.passed = all(r.status in ("success", "skipped") for r in report.results)
+        return stop("" if report.passed else "drills")
+    finally:
+        progress(f"down: removing lab {report.name}")
+        down_lab(report.name)
+
+
+def _prefixed(progress: Callable[[str], None], prefix: str) -> Callable[[str], None]:
+    return lambda step: progress(f"{prefix}: {step}")
+
+
+def _up_result(health: Health) -> CheckResult:
+    items = [ItemResult(subject=r.name, status="success" if r.status in ("success", "skipped") else "failure",
+                        message=r.description) for r in health.results]
+    return summarize("up", "the lab came up healthy", items, {"seconds_to_healthy": round(health.seconds, 2)})

@@ -1,0 +1,135 @@
+"""Start and stop a lab's gNMI agent process; describe its endpoints the way pygnmi wants them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.kinds.sonic_vs import agent_backend, is_sonic_image
+from twin.model.errors import RuntimeBackendError
+from twin.model.plan import Plan
+from twin.stages.lab_file import GnmiSettings
+from twin.switch.tls import make_cert, write_private
+
+
+def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
+                timeout: float = 30) -> None:
+    """Write the agent's settings (and TLS certificate) and start it; wait until it serves.
+    `templates`: the SONiC release templates twin's switches render FRR with (None: twin's own)."""
+    run_dir = lab_dir(state.lab)
+    switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
+    if settings.tls:
+        make_cert(run_dir, f"twin-{state.lab}", [n.mgmt for n in switches if n.mgmt])
+    doc = {
+        "port": settings.port, "username": settings.username, "password": settings.password,
+        "tls": settings.tls, "ssh_port": settings.ssh_port,
+        "sonic_templates": str(templates) if templates is not None else None,
+        "switches": [_switch_entry(state, plan, n.name) for n in switches],
+    }
+    write_private(run_dir / "agent.json", json.dumps(doc, indent=1).encode())  # it holds the password
+    _spawn(state.lab, timeout)
+
+
+def _switch_entry(state: LabState, plan: Plan, node: str) -> dict[str, Any]:
+    """What the agent needs to serve one switch; SONiC-VS switches are fronted over their redis."""
+    n = state.node(node)
+    rundir = node_dir(state.lab, node)
+    interfaces = plan.node(node).interfaces
+    entry: dict[str, Any] = {"name": node, "netns": n.netns, "mgmt": n.mgmt, "rundir": str(rundir),
+                             "ports": [i.name for i in interfaces],
+                             "ifmap": {i.name: i.kernel for i in interfaces if i.kernel != i.name}}
+    if is_sonic_image(state.image or ""):
+        entry.update(agent_backend(rundir))
+    container = _container(state, node)
+    if container is not None:   # the SSH shell runs lines outside SONiC's command set in it
+        entry["container"] = container
+    return entry
+
+
+def _container(state: LabState, node: str) -> str | None:
+    """The node's container on the docker and clab runtimes (None on the netns runtime)."""
+    from twin.runtime.docker import DockerRuntime
+    from twin.runtime.registry import runtime_of
+
+    runtime = runtime_of(state)
+    return runtime.container(state.lab, node) if isinstance(runtime, DockerRuntime) else None
+
+
+def restart_agent(lab: str, timeout: float = 30) -> None:
+    """Stop the agent if it runs and start it again with the settings it had."""
+    if not (lab_dir(lab) / "agent.json").exists():
+        raise RuntimeBackendError(f"lab '{lab}' has no gNMI agent settings; is it up?")
+    stop_agent(lab)
+    _spawn(lab, timeout)
+
+
+def _spawn(lab: str, timeout: float) -> None:
+    run_dir = lab_dir(lab)
+    ready = run_dir / "agent.ready"
+    ready.unlink(missing_ok=True)
+    log = (run_dir / "agent.log").open("ab")
+    proc = subprocess.Popen([sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)],
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    (run_dir / "agent.pid").write_text(str(proc.pid))
+    deadline = time.monotonic() + timeout
+    while not ready.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            tail = (run_dir / "agent.log").read_text()[-1500:]
+            raise RuntimeBackendError(f"the gNMI agent of lab '{lab}' did not start: {tail}")
+        time.sleep(0.02)
+
+
+def stop_agent(lab: str) -> None:
+    pidfile = lab_dir(lab) / "agent.pid"
+    try:
+        pid = int(pidfile.read_text())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except (OSError, ValueError):
+        return
+    if str(lab_dir(lab)) in cmdline:
+        try:
+            os.kill(pid, 15)
+        except ProcessLookupError:
+            return
+        for _ in range(100):
+            if not os.path.exists(f"/proc/{pid}"):
+                break
+            time.sleep(0.02)
+
+
+def _agent_settings(state: LabState, node: str) -> dict[str, Any] | None:
+    """The agent's settings when `node` is one of the switches it serves."""
+    path = lab_dir(state.lab) / "agent.json"
+    if not state.node(node).mgmt or not path.exists():
+        return None
+    doc: dict[str, Any] = json.loads(path.read_text())
+    return doc if node in {s["name"] for s in doc["switches"]} else None
+
+
+def ssh_target(state: LabState, node: str) -> dict[str, Any] | None:
+    """What netmiko's ConnectHandler needs (device_type linux), or None without an agent."""
+    doc = _agent_settings(state, node)
+    if doc is None or not doc.get("ssh_port"):
+        return None
+    return {"device_type": "linux", "host": state.node(node).mgmt, "port": doc["ssh_port"],
+            "username": doc["username"], "password": doc["password"]}
+
+
+def gnmi_target(state: LabState, node: str) -> dict[str, Any] | None:
+    """Keyword arguments for pygnmi's gNMIclient, or None for nodes without an agent."""
+    doc = _agent_settings(state, node)
+    if doc is None:
+        return None
+    target: dict[str, Any] = {"host": state.node(node).mgmt, "port": doc["port"], "username": doc["username"],
+                              "password": doc["password"]}
+    if doc["tls"]:
+        target["skip_verify"] = True
+    else:
+        target["insecure"] = True
+    return target

@@ -1,0 +1,145 @@
+"""Render frr.conf from a config_db dict only, the way SONiC's config daemons do.
+
+DEVICE_METADATA|localhost picks the daemon, as SONiC's bgp container does:
+- `frr_mgmt_framework_config: "true"` -> frrcfgd. Only what the tables say is rendered, over FRR's
+  traditional defaults (SONiC's FRR is built with them): `no bgp default ipv4-unicast` unless
+  BGP_GLOBALS default_ipv4_unicast is "true"; a peer group or neighbor is active for IPv4 only
+  through BGP_PEER_GROUP_AF / BGP_NEIGHBOR_AF admin_status up; route-maps only from ROUTE_MAP and
+  the AF tables' route_map_in/out; `neighbor X bfd` (bfdd's 300 ms x 3) for `bfd: "true"`; a
+  neighbor keyed by an interface is BGP unnumbered (`neighbor Ethernet0 interface remote-as ...`).
+  eBGP without a policy both ways carries nothing, as on the switch.
+- otherwise -> bgpcfgd, SONiC's default: twin.stages.render.bgpcfgd, its emulation of bgpd.main and the
+  general peer templates as bgpcfgd pushes them.
+
+With `templates` (a folder of a SONiC release's templates, twin.stages.render.sonic_templates) SONiC's own
+templates render the config instead, made runnable on twin's FRR by the same allow-list
+(twin.stages.render.frr_differences) as twin's own rendering.
+"""
+
+from __future__ import annotations
+
+from ipaddress import ip_address
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from twin.stages.render.bgpcfgd import render_bgpcfgd
+from twin.stages.render.config_db import AF, VRF
+from twin.stages.render.frr_differences import adapt_lines, header_lines
+from twin.stages.render.sonic_templates import render_with_templates
+
+_env = Environment(loader=PackageLoader("twin.stages.render", "templates"), undefined=StrictUndefined,
+                   trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def is_frrcfgd(db: dict[str, dict[str, Any]]) -> bool:
+    meta = db.get("DEVICE_METADATA", {}).get("localhost", {})
+    return str(meta.get("frr_mgmt_framework_config", "")).lower() == "true"
+
+
+def _parts(key: str) -> list[str]:
+    return key.split("|")
+
+
+def _first(value: Any) -> str | None:
+    """A route_map_in/out leaf-list (max one element in SONiC's YANG) as one name."""
+    if isinstance(value, list):
+        return str(value[0]) if value else None
+    return None if value in (None, "") else str(value).split(",")[0]
+
+
+def _af(row: dict[str, Any]) -> dict[str, Any]:
+    status = row.get("admin_status")
+    return {"activate": None if status is None else status in ("up", "true"),
+            "rm_in": _first(row.get("route_map_in")), "rm_out": _first(row.get("route_map_out"))}
+
+
+def _neighbor_order(name: str) -> tuple[int, int, str]:
+    """Addresses first (IPv4, then IPv6, numerically), then interfaces (unnumbered) by name."""
+    try:
+        ip = ip_address(name)
+        return (ip.version, int(ip), "")
+    except ValueError:
+        return (9, 0, name)
+
+
+def _is_interface(name: str) -> bool:
+    return _neighbor_order(name)[0] == 9
+
+
+def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The context of frr.conf.j2: what frrcfgd's templates render from the tables (frrcfgd configs)."""
+    if not is_frrcfgd(db):
+        raise ValueError("frr_context reads frrcfgd configs; bgpcfgd configs are twin.stages.render.bgpcfgd's")
+    meta = db["DEVICE_METADATA"]["localhost"]
+    glob = db.get("BGP_GLOBALS", {}).get(VRF, {})
+    # frrcfgd renders `router bgp` only from BGP_GLOBALS|default local_asn, not DEVICE_METADATA's bgp_asn
+    asn = glob.get("local_asn")
+    router_id = glob.get("router_id")
+    if router_id is None:
+        loops = [k.split("|", 1)[1] for k in db.get("LOOPBACK_INTERFACE", {}) if "|" in k]
+        router_id = loops[0].split("/")[0] if loops else "0.0.0.0"
+    keepalive, holdtime = glob.get("keepalive"), glob.get("holdtime")
+    neighbors = []
+    for key, row in db.get("BGP_NEIGHBOR", {}).items():
+        ip = key.split("|", 1)[1] if "|" in key else key
+        nb_keepalive, nb_holdtime = row.get("keepalive", keepalive), row.get("holdtime", holdtime)
+        neighbors.append({
+            "ip": ip, "intf": _is_interface(ip), "asn": row.get("peer_type", row.get("asn")), "name": row.get("name"),
+            "group": row.get("peer_group_name"),
+            "timers": f"{nb_keepalive} {nb_holdtime}" if nb_keepalive and nb_holdtime else None,
+            "connect": row.get("conn_retry"), "local_addr": row.get("local_addr"),
+            "bfd": row.get("bfd") == "true",
+            "shutdown": row.get("admin_status", "up") in ("down", "false"),
+        })
+    neighbors.sort(key=lambda nb: _neighbor_order(nb["ip"]))
+    networks = [_parts(k)[2] for k in db.get("BGP_GLOBALS_AF_NETWORK", {})
+                if _parts(k)[:2] == [VRF, AF] and len(_parts(k)) == 3]
+    af = db.get("BGP_GLOBALS_AF", {}).get(f"{VRF}|{AF}", {})
+    groups = sorted({_parts(k)[-1] for k in db.get("BGP_PEER_GROUP", {})})
+    af_of: dict[str, dict[str, Any]] = {}
+    for table in ("BGP_PEER_GROUP_AF", "BGP_NEIGHBOR_AF"):
+        for key, row in db.get(table, {}).items():
+            vrf, name, family = [*_parts(key), "", "", ""][:3]
+            if vrf == VRF and family == AF:
+                af_of[name] = _af(row)
+    subjects = [{"name": g, **af_of[g]} for g in groups if g in af_of]
+    subjects += [{"name": nb["ip"], **af_of[nb["ip"]]} for nb in neighbors if nb["ip"] in af_of]
+    route_maps = sorted(({"name": _parts(k)[0], "seq": int(_parts(k)[1]), "action": row["route_operation"]}
+                         for k, row in db.get("ROUTE_MAP", {}).items()
+                         if len(_parts(k)) == 2 and _parts(k)[1].isdigit() and "route_operation" in row),
+                        key=lambda m: (m["name"], m["seq"]))
+    return {
+        "frrcfgd": True, "defaults": "traditional",
+        "groups": groups, "subjects": subjects, "route_maps": route_maps,
+        "default_ipv4": glob.get("default_ipv4_unicast") == "true",
+        "hostname": meta["hostname"], "asn": asn, "router_id": router_id,
+        "timers": f"{keepalive} {holdtime}" if keepalive and holdtime else None,
+        "log_changes": glob.get("log_nbr_state_changes") == "true",
+        "mp_relax": glob.get("load_balance_mp_relax") == "true",
+        "neighbors": neighbors, "networks": networks,
+        "max_paths": af.get("max_ebgp_paths"),
+    }
+
+
+def _set_src(db: dict[str, dict[str, Any]]) -> list[str]:
+    """Twin's RM_SET_SRC for frrcfgd configs (frr.conf.j2's, see frr_differences)."""
+    return ["route-map RM_SET_SRC permit 10", f" set src {frr_context(db)['router_id']}", "exit",
+            "ip protocol bgp route-map RM_SET_SRC"]
+
+
+def _runnable(sonic: str, db: dict[str, dict[str, Any]]) -> str:
+    """SONiC's rendering as twin's FRR runs it: twin's header, SONiC's lines through the allow-list."""
+    lines = adapt_lines(sonic.splitlines())
+    extra = _set_src(db) if is_frrcfgd(db) else []
+    return "\n".join([*header_lines(), "!", *lines, "!", *extra, "end"]) + "\n"
+
+
+def render_frr(db: dict[str, dict[str, Any]], templates: Path | None = None) -> str:
+    """frr.conf for `db`: twin's own rendering, or SONiC's templates from `templates` made runnable."""
+    if templates is not None:
+        return _runnable(render_with_templates(templates, db), db)
+    if is_frrcfgd(db):
+        return _env.get_template("frr.conf.j2").render(**frr_context(db))
+    return render_bgpcfgd(db)

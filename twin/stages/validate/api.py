@@ -1,0 +1,48 @@
+"""`twin validate`: every static check over a folder of switch configs, no root, seconds."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from twin.model.errors import TwinError
+from twin.model.findings import Finding
+from twin.stages.validate.fabric import address_findings, ecmp_findings, mtu_findings, session_findings
+from twin.stages.validate.load import load_configs
+from twin.stages.validate.qos import RoceSettings, qos_findings
+from twin.stages.validate.schema import schema_findings
+from twin.stages.validate.yang import MODELS_ENV, find_models, yang_findings
+
+
+def validate_folder(directory: Path, roce: RoceSettings | None = None, models: Path | None = None,
+                    yang: bool = True, notes: list[str] | None = None) -> tuple[int, list[Finding]]:
+    """(switches read, findings); unreadable input raises PlanError.
+
+    Models named by `models` or TWIN_SONIC_YANG must exist (TwinError otherwise). When none is
+    named and the reference folder has none (twin.host.reference), the YANG check is skipped and `notes` says so.
+    """
+    cfgs = load_configs(directory)
+    findings: list[Finding] = []
+    yang_ran = False
+    if yang:
+        found = find_models(models)
+        named = models is not None or bool(os.environ.get(MODELS_ENV))
+        hint = (f"point --models or {MODELS_ENV} at a sonic-yang-models folder (it holds yang-models/), "
+                "or skip this check with --no-yang")
+        if found is None and named:
+            raise TwinError(f"SONiC's YANG models were not found in {models or os.environ[MODELS_ENV]}: {hint}")
+        if found is None:
+            if notes is not None:
+                notes.append(f"SONiC YANG check SKIPPED: no models found; twin's built-in schema (a digest of "
+                             f"SONiC's models) judged tables, keys, fields and types instead; {hint}")
+        else:
+            findings += yang_findings(cfgs, found)
+            yang_ran = True
+    for cfg in cfgs:
+        findings += schema_findings(cfg, yang_ran)
+    findings += address_findings(cfgs)
+    findings += session_findings(cfgs)
+    findings += ecmp_findings(cfgs)
+    findings += mtu_findings(cfgs, roce.mtu if roce else None)
+    findings += qos_findings(cfgs, roce)
+    return len(cfgs), findings

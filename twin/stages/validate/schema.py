@@ -1,0 +1,21 @@
+"""Per-switch checks: what the twin's own switches would refuse to apply (the gNMI Set validation)."""
+
+from __future__ import annotations
+
+from twin.model.findings import Finding, SwitchConfig
+from twin.stages import configdb
+
+
+def schema_findings(cfg: SwitchConfig, yang_ran: bool = False) -> list[Finding]:
+    """configdb.validate's refusals. Where libyang judged the config with SONiC's models, the built-in
+    schema's digest of those models would only repeat it: then only twin's own rules are reported."""
+    digest = set(configdb.schema_errors(cfg.db)) if yang_ran and isinstance(cfg.db, dict) else set()
+    out = []
+    for error in configdb.validate(cfg.db):
+        if error in digest:
+            continue
+        where, _, message = error.partition(": ")
+        if not message:
+            where, message = "(config)", error
+        out.append(Finding("schema", cfg.file, where, message, "correct the value or key"))
+    return out
