@@ -52,7 +52,7 @@ class TwinLab:
 
     def drill(self, kind: str, target: str | None = None, **params: Any) -> DrillReport:
         from twin.drills.api import run_drill
-        from twin.drills.settings import single
+        from twin.drills.slo import single
 
         return run_drill(self.name, single(kind, target, **params))
 
@@ -72,7 +72,7 @@ def twin_lab(request: pytest.FixtureRequest) -> Iterator[TwinLab]:
             raise pytest.UsageError("give --twin-lab LAB.yaml (bring one up) or --twin-name NAME (use a running lab)")
         yield TwinLab(name)
         return
-    from twin.lab.lifecycle import bring_up
+    from twin.flows.bringup import bring_up
     from twin.runtime.registry import down_lab
     from twin.stages.lab_file import load_lab
 

@@ -36,7 +36,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def _absent_tools() -> dict[str, str]:
     """Marker -> why its tests cannot run on this machine (only for what is missing)."""
     from twin.export.clab import ClabCommand
-    from twin.runtime.dockerapi import engine_running
+    from twin.host.dockerapi import engine_running
 
     absent = {}
     docker = engine_running()
@@ -54,7 +54,7 @@ def _absent_tools() -> dict[str, str]:
 
 
 def _has_sonic_image() -> bool:
-    from twin.runtime.dockerapi import client
+    from twin.host.dockerapi import client
 
     return bool(client().images.list(name=os.environ.get("TWIN_SONIC_IMAGE", "docker-sonic-vs")))
 

@@ -12,7 +12,7 @@ import os
 import pytest
 from labtools import running_lab, twin, twin_json
 
-from twin.runtime.dockerapi import LAB_LABEL, client
+from twin.host.dockerapi import LAB_LABEL, client
 
 SONIC_IMAGE = os.environ.get("TWIN_SONIC_IMAGE", "docker-sonic-vs:latest")
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from labtools import leftovers, running_lab, twin, twin_json, unique
 
-from twin.runtime.dockerapi import LAB_LABEL, client, container_name, network_name
+from twin.host.dockerapi import LAB_LABEL, client, container_name, network_name
 
 pytestmark = pytest.mark.needs_docker
 

@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from twin.drills.runner import GRAY_HOLD_MS, plan_actions
-from twin.drills.settings import DrillSettings, load_scenario, single
+from twin.drills.schedule import GRAY_HOLD_MS, plan_actions
+from twin.drills.slo import single, slo_for
 from twin.model.drill import KINDS, Scenario, Slo, Step
 from twin.model.errors import PlanError
+from twin.model.lab import DrillSettings
 from twin.stages.lab_file import load_lab
+from twin.stages.load.scenario import load_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,17 +25,17 @@ def test_shipped_scenarios_and_default_lab_load() -> None:
         if d.scenario:
             assert Path(d.scenario).is_absolute()
             assert load_scenario(Path(d.scenario)).steps
-    assert lab.drills.slo_for("spine-loss").loss_ms == 200
-    assert lab.drills.slo_for("spine-loss").cycle_s == 20
+    assert slo_for(lab.drills, "spine-loss").loss_ms == 200
+    assert slo_for(lab.drills, "spine-loss").cycle_s == 20
 
 
 def test_slo_merging_lab_over_defaults_over_nothing() -> None:
     settings = DrillSettings(slo={"default": Slo(cycle_s=30), "link-down": Slo(loss_ms=50)})
-    slo = settings.slo_for("link-down")
+    slo = slo_for(settings, "link-down")
     assert (slo.loss_ms, slo.cycle_s) == (50, 30)
     scenario = Scenario(name="x", steps=[Step(kind="link-down")], slo=Slo(loss_ms=80))
-    assert settings.slo_for("link-down", scenario).loss_ms == 80
-    assert DrillSettings().slo_for("link-gray").loss_ms is None
+    assert slo_for(settings, "link-down", scenario).loss_ms == 80
+    assert slo_for(DrillSettings(), "link-gray").loss_ms is None
 
 
 def test_unknown_slo_kind_is_refused() -> None:
@@ -105,7 +107,7 @@ def test_default_cycle_bound_exceeds_the_drills_own_duration(kind: str, params: 
                         settle_ms=params.get("settle_ms", 1000))
     least = _min_duration_s(scenario)
     for settings in _settings():
-        cycle = settings.slo_for(kind, scenario).cycle_s
+        cycle = slo_for(settings, kind, scenario).cycle_s
         if cycle is not None:
             # what remains is for detecting, converging, recovering and verifying: at least the
             # allowance a single fault has (20 s for one fault held until converged, minus its 2 s)
@@ -116,15 +118,15 @@ def test_twenty_flaps_get_their_schedule_on_top_of_the_labs_default() -> None:
     lab = load_lab(REPO / "labs/default.yaml").drills
     flaps = single("link-flap", "leaf1:spine1", flaps=20, period_ms=1500)
     # last restore at 19 x 1.5 s + 0.75 s hold, then 1 s settle: 30.25 s of its own, 28.25 s beyond a single fault
-    assert lab.slo_for("link-flap", flaps).cycle_s == pytest.approx(20 + 28.25)
-    assert lab.slo_for("link-flap").cycle_s == 20   # without the scenario: the lab's number as written
+    assert slo_for(lab, "link-flap", flaps).cycle_s == pytest.approx(20 + 28.25)
+    assert slo_for(lab, "link-flap").cycle_s == 20   # without the scenario: the lab's number as written
 
 
 def test_scenario_offsets_count_and_explicit_limits_stay_as_written() -> None:
     scenario = load_scenario(REPO / "labs/scenarios/spine-then-link.yaml")   # second fault 2 s in
     lab = load_lab(REPO / "labs/default.yaml").drills
-    assert lab.slo_for("scenario", scenario).cycle_s == pytest.approx(22)
+    assert slo_for(lab, "scenario", scenario).cycle_s == pytest.approx(22)
     settings = DrillSettings(slo={"default": Slo(cycle_s=20), "link-flap": Slo(cycle_s=25)})
-    assert settings.slo_for("link-flap", single("link-flap", None, flaps=20, period_ms=1500)).cycle_s == 25
+    assert slo_for(settings, "link-flap", single("link-flap", None, flaps=20, period_ms=1500)).cycle_s == 25
     pinned = Scenario(name="p", steps=[Step(kind="link-flap", flaps=20, period_ms=1500)], slo=Slo(cycle_s=35))
-    assert DrillSettings(slo={"default": Slo(cycle_s=20)}).slo_for("link-flap", pinned).cycle_s == 35
+    assert slo_for(DrillSettings(slo={"default": Slo(cycle_s=20)}), "link-flap", pinned).cycle_s == 35

@@ -35,7 +35,7 @@ CATALOG: list[tuple[str, str, str]] = [
     ("unknown-hwsku", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\nfabric: {hwsku: Foo-64}\n",
      "{f}:4: fabric.hwsku: twin has no port data for hwsku 'Foo-64'; use one of Arista-7060DX5-64S, "
      "Arista-7060X6-64PE-B-O128, Arista-7060X6-64PE-B-P64, Force10-S6000 (or add its port_config.ini rows as "
-     "twin/stages/hwsku/data/<hwsku>.json)"),
+     "twin/model/hwsku/data/<hwsku>.json)"),
     ("sku-without-buffer-defaults", "name: x\nkind: clos\nclos: {spines: 1, leaves: 2}\n"
      "fabric: {hwsku: Arista-7060DX5-64S}\n",
      "{f}:4: fabric.hwsku: SONiC ships no buffer defaults for Arista-7060DX5-64S (no buffers_defaults_*.j2 or "

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from twin.stages import hwsku
+from twin.model import hwsku
 
 # hwsku: (platform, ports, front-panel speed, lanes per port, name step, first alias, fec)
 FACTS = {

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from twin.model.errors import PlanError, TwinError
+from twin.model.lab import RoceSettings
 from twin.stages.validate.api import validate_folder
-from twin.stages.validate.qos import RoceSettings
 from twin.stages.validate.yang import find_models, locate, parse_tree, to_xml
 
 REPO = Path(__file__).resolve().parents[2]

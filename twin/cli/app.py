@@ -101,7 +101,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
     from twin.checks.health import Health
-    from twin.lab.lifecycle import bring_up
+    from twin.flows.bringup import bring_up
     from twin.report.health import health_table, print_notes
     from twin.runtime.registry import check_lab_name
     from twin.stages.lab_file import load_lab
@@ -262,8 +262,8 @@ def verify(name: NameOpt = None, as_json: JsonOpt = False,
     that the lab's gNMI agent and every switch's FRR daemons and redis-server run."""
     import time
 
+    from twin.flows.bringup import verify_lab
     from twin.host.rundir import load_plan, load_state
-    from twin.lab.lifecycle import verify_lab
     from twin.report.health import health_table
     from twin.report.junit import write_junit
 
@@ -306,12 +306,14 @@ def drill(kind: Annotated[str | None, typer.Argument(
                                                                 "baseline after the restore")] = 60) -> None:
     """Break something on purpose and measure how the fabric heals: detection, convergence, loss,
     ECMP redistribution. Restores the fault and checks the fabric is back to its baseline."""
-    from twin.drills.api import run_drill, write_reports
+    from twin.drills.api import run_drill
     from twin.drills.runner import Options
-    from twin.drills.settings import load_scenario, single
+    from twin.drills.slo import single
     from twin.model.drill import KINDS
     from twin.model.errors import PlanError, Problem
     from twin.report.drill import drill_table
+    from twin.report.drill_files import write_reports
+    from twin.stages.load.scenario import load_scenario
 
     if (kind is None) == (scenario is None):
         raise PlanError([Problem("twin drill", "KIND", "give a drill kind or --scenario FILE (not both)",

@@ -1,14 +1,13 @@
-"""Run a drill on a running lab by name and write its reports: what `twin drill` and `twin ci` call."""
+"""Run a drill on a running lab by name: what `twin drill` and `twin ci` call."""
 
 from __future__ import annotations
 
 import fcntl
-from pathlib import Path
 
 from twin.drills.runner import Drill, Options, Progress
-from twin.drills.settings import load_settings
-from twin.host.owned import Content, write_owned
+from twin.drills.slo import slo_for
 from twin.host.rundir import lab_dir, load_plan, load_state
+from twin.lab.running import load_settings
 from twin.model.drill import DrillReport, Scenario, Slo
 from twin.model.errors import TwinError
 from twin.model.results import CheckResult, ItemResult, summarize
@@ -25,7 +24,7 @@ def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
         raise TwinError(f"lab '{lab}' is not running; start it with 'twin up'")
     plan = load_plan(lab)
     kind = scenario.steps[0].kind
-    limits = load_settings(lab).slo_for(kind if len(scenario.steps) == 1 else "scenario", scenario).merged(slo)
+    limits = slo_for(load_settings(lab), kind if len(scenario.steps) == 1 else "scenario", scenario).merged(slo)
     drill = Drill(runtime_of(state), state, plan, scenario, limits, progress, options or Options())
     with open(lab_dir(lab) / "drill.lock", "w") as lock:
         try:
@@ -42,15 +41,3 @@ def as_check_result(report: DrillReport) -> CheckResult:
     figures = {k: float(v) for k in DRILL_FIGURES if isinstance(v := getattr(report, k), int | float)}
     figures.update({f"recovery_{k}": float(v) for k, v in report.recovery.items() if v is not None})
     return summarize(f"drill {report.drill} {report.target}", f"failure drill {report.drill}", items, figures)
-
-
-def write_reports(report: DrillReport, directory: Path) -> list[Path]:
-    """JSON, Markdown and a PNG timeline, named after the drill."""
-    from twin.report.drill import drill_markdown
-    from twin.report.timeline import timeline_png
-
-    stem = f"{report.lab}-{report.drill}"  # a folder twin owns (twin.host.owned); earlier drills' reports stay
-    files: dict[str, Content] = {f"{stem}.json": report.model_dump_json(indent=1),
-                                 f"{stem}.md": drill_markdown(report),
-                                 f"{stem}.png": lambda path: timeline_png(report, path)}
-    return write_owned(directory, files, "twin drill --report", prune=False)

@@ -21,9 +21,10 @@ from twin.drills.fibwatch import FibWatch
 from twin.drills.logwatch import LogWatch
 from twin.drills.oracle import Fib, ecmp_widths, expected_fibs, mismatches
 from twin.drills.probe_traffic import ProbeProcess, endpoints, flow_paths, probe_spec
+from twin.drills.schedule import Action, fault_scope, plan_actions
 from twin.drills.targets import Fault, LinkKey, resolve
 from twin.host.rundir import LabState, lab_dir, node_dir, save_state
-from twin.model.drill import ActionReport, DrillReport, Scenario, Slo, Step
+from twin.model.drill import ActionReport, DrillReport, Scenario, Slo
 from twin.model.errors import DrillError
 from twin.model.plan import Plan
 from twin.runtime.registry import Runtime
@@ -31,17 +32,6 @@ from twin.switch.frr_daemons import EVENT_LOG
 
 Progress = Callable[[str], None]
 TOOLS = {"spine-silent": ("nft", "nftables"), "link-gray": ("iptables", "iptables")}
-GRAY_HOLD_MS = 3000   # a gray failure changes no routes, so it has no convergence to wait for
-
-
-@dataclass
-class Action:
-    at: float | None          # seconds after the drill's zero; None: once the fabric has settled
-    inject: bool
-    index: int                # which fault
-    timed: bool = True        # the fault's length is fixed by the scenario, not by the fabric settling
-    t: float = 0.0            # when it was done
-    how: str = ""             # what was done, as the runtime or injector says
 
 
 @dataclass(frozen=True)
@@ -50,36 +40,6 @@ class Options:
     rate_hz: float = 100.0
     warmup_s: float = 1.0
     recovery_timeout_s: float = 60.0
-
-
-def plan_actions(scenario: Scenario) -> tuple[list[Step], list[Action]]:
-    """Expand a scenario into single faults and their timed (or settle-driven) actions."""
-    steps: list[Step] = []
-    actions: list[Action] = []
-    for step in scenario.steps:
-        if step.kind == "link-flap":
-            hold = (step.hold_ms or step.period_ms / 2) / 1000
-            for k in range(step.flaps):
-                steps.append(step)
-                at = step.at_ms / 1000 + k * step.period_ms / 1000
-                actions += [Action(at, True, len(steps) - 1), Action(at + hold, False, len(steps) - 1)]
-            continue
-        steps.append(step)
-        at = step.at_ms / 1000
-        held: float | None = step.hold_ms or (GRAY_HOLD_MS if step.kind == "link-gray" else None)
-        actions.append(Action(at, True, len(steps) - 1, timed=held is not None))
-        actions.append(Action(at + held / 1000 if held else None, False, len(steps) - 1, timed=held is not None))
-    return steps, actions
-
-
-def fault_scope(faults: list[Fault]) -> tuple[set[str], set[LinkKey]]:
-    nodes: set[str] = set()
-    links: set[LinkKey] = set()
-    for f in faults:
-        if f.topology_change:
-            nodes |= f.nodes
-            links |= f.links
-    return nodes, links
 
 
 class Drill:

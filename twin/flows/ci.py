@@ -19,14 +19,15 @@ from twin.checks.collect_gnmi import collect as collect_gnmi
 from twin.checks.collect_gnmi import running_configs
 from twin.checks.health import Health, evaluate, wait_healthy
 from twin.drills.api import as_check_result, run_drill
-from twin.drills.settings import scenario_of
+from twin.drills.slo import scenario_of
+from twin.flows.bringup import bring_up
 from twin.gnmi.push import PushResult, push
-from twin.lab.lifecycle import bring_up
 from twin.model.drill import DrillReport
 from twin.model.findings import Finding
+from twin.model.lab import Lab
 from twin.model.results import CheckResult, ItemResult, summarize
 from twin.runtime.registry import down_lab
-from twin.stages.lab_file import Lab, load_lab
+from twin.stages.lab_file import load_lab
 from twin.stages.validate.api import validate_folder
 
 CATEGORIES = ("yang", "schema", "bgp", "addressing", "ecmp", "mtu", "qos")

@@ -30,12 +30,13 @@ from twin.checks.collect_gnmi import collect as collect_gnmi
 from twin.checks.collect_gnmi import running_configs
 from twin.checks.health import evaluate, wait_healthy
 from twin.drills.api import as_check_result, run_drill
-from twin.drills.settings import load_settings, scenario_of
+from twin.drills.slo import scenario_of
 from twin.gnmi.client import SwitchClient
 from twin.gnmi.push import diff_keys
 from twin.host.rundir import LabState, load_plan, load_state
 from twin.host.userfile import config_value, read_config_db, type_name
 from twin.lab.agent import gnmi_target
+from twin.lab.running import load_settings
 from twin.model.errors import PlanError, Problem, TwinError
 from twin.model.plan import Plan
 from twin.model.results import CheckResult, ItemResult, summarize

@@ -43,17 +43,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from twin.host.dockerapi import client
 from twin.host.rundir import node_dir
+from twin.model import hwsku
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan, Plan
-from twin.runtime.dockerapi import client
-from twin.stages import hwsku
 from twin.stages.load.bound_config import PERSISTENT_CONFIG, SONIC_CONFIG
 from twin.stages.render.config_db import dumps, node_config_db
 
 IMAGE_PATTERN = re.compile(r"(^|/)docker-sonic-vs(:|$)")
 SKU = "Force10-S6000"  # what docker-sonic-vs's platform x86_64-kvm_x86_64-r0 runs
-STEP = 4  # lanes per port on that SKU: Ethernet0, Ethernet4, ... (twin/stages/hwsku/data/Force10-S6000.json)
+STEP = 4  # lanes per port on that SKU: Ethernet0, Ethernet4, ... (twin/model/hwsku/data/Force10-S6000.json)
 PORTS = hwsku.load(SKU).port_count  # 32: Ethernet0 ... Ethernet124
 SONIC_PORT = re.compile(r"^Ethernet(0|[1-9][0-9]*)$")
 CLAB_PORT = re.compile(r"^eth(0|[1-9][0-9]*)$")

@@ -13,8 +13,8 @@ from typing import Any
 from twin.host.rundir import LabState, lab_dir, node_dir
 from twin.kinds.sonic_vs import agent_backend, is_sonic_image
 from twin.model.errors import RuntimeBackendError
+from twin.model.lab import GnmiSettings
 from twin.model.plan import Plan
-from twin.stages.lab_file import GnmiSettings
 from twin.switch.tls import make_cert, write_private
 
 

@@ -1,26 +1,19 @@
-"""Bring a lab up (runtime, gNMI agents, drill settings) and wait until it is healthy: what
-`twin up` and `twin ci` share; and verify a running lab (`twin verify`)."""
+"""Start a lab: the runtime creates its nodes and links, then its gNMI agent starts and its drill
+settings are kept; a failure removes all of it. Waiting for health is twin.flows.bringup's job."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from twin.checks.catalog import verify_checks
-from twin.checks.collect_local import collect as collect_local
-from twin.checks.daemons import AgentServing, process_checks
-from twin.checks.health import Health, HealthProgress, evaluate, wait_healthy
-from twin.drills.settings import save_settings
 from twin.host.rundir import LabState
 from twin.lab.agent import start_agent
-from twin.model.plan import Plan
-from twin.model.results import CheckResult, ItemResult
+from twin.lab.running import save_settings
+from twin.model.lab import Lab
 from twin.runtime.registry import ProgressFn, get_runtime
-from twin.stages.lab_file import Lab
 
 
-def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_poll: HealthProgress,
-             timeout: float | None = None, image: str | None = None,
-             templates: Path | None = None) -> tuple[LabState, Health]:
+def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, image: str | None = None,
+              templates: Path | None = None) -> LabState:
     """`runtime` and `image` override the lab file's; `templates` is a SONiC release's FRR templates
     that twin's switches render with (their config daemons too), instead of twin's own renderer."""
     rt = get_runtime(runtime or lab.runtime, image or lab.image, templates)
@@ -32,29 +25,4 @@ def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_p
     except BaseException:
         rt.down(name)
         raise
-    return state, wait_healthy(state, lab.plan, timeout or lab.health.timeout_s, on_poll)
-
-
-def verify_lab(state: LabState, plan: Plan) -> Health:
-    """What `twin verify` judges: the processes the lab runs on (its gNMI agent, every switch's
-    daemons), then, when the agent serves, the check catalog over gNMI. With the agent down the
-    catalog's checks are reported skipped (nothing can be read over gNMI) and the agent check fails."""
-    from twin.checks.collect_gnmi import collect as collect_gnmi  # pygnmi and grpc: only when verifying
-    from twin.checks.collect_gnmi import running_configs
-
-    processes = process_checks(state, plan)
-    local = collect_local(state, processes)
-    agent = [c for c in processes if isinstance(c, AgentServing)]
-    if agent and agent[0].evaluate(local).status != "success":
-        skipped = [CheckResult(name=c.name, description=c.description, status="skipped",
-                               items=[ItemResult(subject="gnmi", status="skipped",
-                                                 message="not read: the lab's gNMI agent does not serve")])
-                   for c in verify_checks(plan)]
-        health = evaluate(plan, processes, local)
-        health.results = skipped + health.results
-        return health
-    checks = verify_checks(plan, running_configs(state))
-    outputs = collect_gnmi(state, checks)
-    for node, values in local.items():
-        outputs.setdefault(node, {}).update(values)
-    return evaluate(plan, checks + processes, outputs)
+    return state

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from twin.model import hwsku as skus
 from twin.model.errors import Problem
-from twin.stages import hwsku as skus
 
 Role = Literal["spine", "leaf", "server", "router", "host"]
 SWITCH_ROLES: frozenset[str] = frozenset({"spine", "leaf", "router"})
@@ -69,7 +69,7 @@ class FabricSettings(Strict):
     port_speed: int | None = Field(None, ge=1000, le=800000, description="default: the hwsku's port speed")
     radix: int = Field(64, ge=2, le=512, description="fabric ports per switch (at most the hwsku's)")
     hwsku: str = Field("Arista-7060X6-64PE-B-O128", description="SONiC hwsku: its port_config.ini names the "
-                       "ports, lanes and aliases (twin/stages/hwsku/data)")
+                       "ports, lanes and aliases (twin/model/hwsku/data)")
     max_paths: int | None = Field(None, ge=1, le=256, description="default: the spine count")
     bfd: BfdSettings = BfdSettings()
     bgp: BgpTimers = BgpTimers()
@@ -80,7 +80,7 @@ class FabricSettings(Strict):
         if value not in skus.names():
             raise ValueError(f"twin has no port data for hwsku '{value}' | fix: use one of "
                              f"{', '.join(skus.names())} (or add its port_config.ini rows as "
-                             "twin/stages/hwsku/data/<hwsku>.json)")
+                             "twin/model/hwsku/data/<hwsku>.json)")
         return value
 
     @property

@@ -31,13 +31,13 @@ from twin.export.clab import (
     missing_message,
     node_files,
 )
+from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client
 from twin.host.rundir import LabState, lab_dir, node_dir
 from twin.host.shell import run
 from twin.kinds import sonic_vs
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.runtime.docker import DockerRuntime
-from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client
 from twin.runtime.netns import node_netns
 from twin.runtime.registry import ProgressFn
 from twin.stages.render.write import write_tree

@@ -24,12 +24,12 @@ from typing import Any
 
 import docker.errors
 
+from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, engine_running, network_name
 from twin.host.rundir import LabState, node_dir
 from twin.host.shell import run
 from twin.kinds import sonic_vs
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
-from twin.runtime.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, engine_running, network_name
 from twin.runtime.image import ImageSpec, ensure_image
 from twin.runtime.netns import WORKERS, NetnsRuntime, node_netns
 from twin.runtime.registry import ProgressFn

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from twin import __version__
+from twin.host.dockerapi import client
 from twin.model.errors import RuntimeBackendError, TwinError
-from twin.runtime.dockerapi import client
 
 REPOSITORY = "twin-switch"
 INPUTS_LABEL = "org.twin.inputs"

@@ -3,61 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from twin.drills.settings import DrillSettings
-from twin.model.drill import LabDrill, Slo
 from twin.model.errors import PlanError
-from twin.model.plan import Plan
+from twin.model.lab import DrillSettings, HealthSettings, Lab, LabFile
 from twin.stages.load.loader import load_topology, pydantic_problems
 from twin.stages.load.source import load_yaml
 from twin.stages.plan import plan_topology
-from twin.stages.validate.qos import RoceSettings
-
-
-class HealthSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    timeout_s: float = Field(60, gt=0, le=3600, description="how long `up` waits for a healthy fabric")
-
-
-class GnmiSettings(BaseModel):
-    """How the switches' gNMI agents listen; SONiC's gNMI port and default credentials."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    port: int = Field(8080, ge=1, le=65535)
-    username: str = "admin"
-    password: str = "YourPaSsWoRd"
-    tls: bool = Field(True, description="self-signed TLS (clients use skip_verify); false = plaintext")
-    ssh_port: int = Field(22, ge=1, le=65535, description="SSH with the SONiC-like shell, same credentials")
-
-
-class LabFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str
-    topology: Path
-    runtime: Literal["netns", "docker", "clab"] = "netns"
-    image: str | None = Field(None, description="switch image of the container runtimes "
-                              "(default: the local twin-switch image; docker-sonic-vs:<tag> boots SONiC-VS)")
-    description: str = ""
-    health: HealthSettings = HealthSettings()
-    gnmi: GnmiSettings = GnmiSettings()
-    slo: dict[str, Slo] = Field({}, description="limits per drill kind (or 'default') that drills must meet")
-    drills: list[LabDrill] = Field([], description="the drills `twin ci` and `twin rehearse` run")
-    roce: RoceSettings = RoceSettings()
-
-
-class Lab(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    name: str
-    runtime: str
-    health: HealthSettings
-    image: str | None = None
-    gnmi: GnmiSettings = GnmiSettings()
-    drills: DrillSettings = DrillSettings()
-    roce: RoceSettings = RoceSettings()
-    plan: Plan
 
 
 def load_lab(path: Path) -> Lab:

@@ -12,7 +12,7 @@ say, over FRR's traditional defaults:
 - BFD is `bfd: "true"` on each neighbor (`neighbor X bfd`): SONiC's timers, 300 ms x 3, since no
   SONiC table with a YANG model carries others for BGP peers.
 Every table here has a model in sonic-yang-models, and PORT rows are the declared hwsku's own
-port_config.ini rows (twin/stages/hwsku).
+port_config.ini rows (twin/model/hwsku).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import json
 from ipaddress import IPv4Interface
 from typing import Any
 
+from twin.model.hwsku import load as load_sku
 from twin.model.plan import NodePlan, Plan
-from twin.stages.hwsku import load as load_sku
 from twin.stages.load.bound_config import read_config_db
 from twin.stages.render.qos import qos_tables
 

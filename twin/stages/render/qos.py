@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from twin.stages.hwsku import Sku
+from twin.model.hwsku import Sku
 
 LOSSLESS_TCS = ("3", "4")
 MAP = "ROCE"

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from twin.model.errors import TwinError
 from twin.model.findings import Finding
+from twin.model.lab import RoceSettings
 from twin.stages.validate.fabric import address_findings, ecmp_findings, mtu_findings, session_findings
 from twin.stages.validate.load import load_configs
-from twin.stages.validate.qos import RoceSettings, qos_findings
+from twin.stages.validate.qos import qos_findings
 from twin.stages.validate.schema import schema_findings
 from twin.stages.validate.yang import MODELS_ENV, find_models, yang_findings
 

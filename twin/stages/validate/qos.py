@@ -11,21 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from twin.model.findings import Finding, SwitchConfig
+from twin.model.lab import RoceSettings
 
 MAPS = (("dscp_to_tc_map", "DSCP_TO_TC_MAP"), ("tc_to_queue_map", "TC_TO_QUEUE_MAP"))
 
 
-class RoceSettings(BaseModel):
-    """The `roce:` section of a lab file: what the fabric's RDMA design requires."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    mtu: int | None = Field(None, ge=1280, le=9216, description="smallest port MTU that carries RoCE frames")
-    lossless: list[int] | None = Field(None, description="priorities PFC must pause, e.g. [3, 4]")
-    compute_dscp: int | None = Field(None, ge=0, le=63, description="DSCP of GPU-to-GPU RDMA")
-    storage_dscp: int | None = Field(None, ge=0, le=63, description="DSCP of storage RDMA")
 
 
 def _majority(values: list[Any]) -> Any:

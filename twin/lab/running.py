@@ -1,0 +1,62 @@
+"""A running lab as one object: its state (the inventory the runtime wrote), the plan it was brought up
+from, the drill settings its lab file declared and its gNMI agent's settings. Loaded once from the
+lab's run directory and passed down to whatever reads or drills the lab.
+
+Files under <run dir>/<lab>/: state.json and plan.json (the runtime writes them before anything is
+created, so a crash can be cleaned up), drills.json (written here at bring-up) and agent.json (the
+agent's settings, twin.lab.agent; 0600, it holds the password).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from twin.host.rundir import LabState, lab_dir, load_plan, load_state
+from twin.model.errors import TwinError
+from twin.model.lab import DrillSettings
+from twin.model.plan import Plan
+
+
+def save_settings(lab: str, settings: DrillSettings) -> None:
+    (lab_dir(lab) / "drills.json").write_text(settings.model_dump_json(indent=1, exclude_none=True))
+
+
+def load_settings(lab: str) -> DrillSettings:
+    path = lab_dir(lab) / "drills.json"
+    if not path.exists():
+        return DrillSettings()
+    return DrillSettings.model_validate(json.loads(path.read_text()))
+
+
+def load_agent_settings(lab: str) -> dict[str, Any] | None:
+    """The agent's settings (agent.json), or None for a lab without an agent."""
+    path = lab_dir(lab) / "agent.json"
+    try:
+        doc: dict[str, Any] = json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    return doc
+
+
+@dataclass
+class RunningLab:
+    """One lab that is up: read once with `RunningLab.load(name)`, then handed to every reader."""
+
+    state: LabState
+    plan: Plan
+    settings: DrillSettings = field(default_factory=DrillSettings)
+    agent: dict[str, Any] | None = None   # agent.json: port, credentials, TLS, the switches it serves
+
+    @property
+    def name(self) -> str:
+        return self.state.lab
+
+    @classmethod
+    def load(cls, name: str) -> RunningLab:
+        state = load_state(name)
+        if state is None or state.phase != "up":
+            raise TwinError(f"lab '{name}' is not running; start it with 'twin up'")
+        return cls(state=state, plan=load_plan(name), settings=load_settings(name),
+                   agent=load_agent_settings(name))

@@ -1,0 +1,80 @@
+"""The settings of a lab file (labs/*.yaml): how to run a lab, reach its switches and judge it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from twin.model.drill import KINDS, LabDrill, Slo
+from twin.model.plan import Plan
+
+
+class RoceSettings(BaseModel):
+    """The `roce:` section of a lab file: what the fabric's RDMA design requires."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    mtu: int | None = Field(None, ge=1280, le=9216, description="smallest port MTU that carries RoCE frames")
+    lossless: list[int] | None = Field(None, description="priorities PFC must pause, e.g. [3, 4]")
+    compute_dscp: int | None = Field(None, ge=0, le=63, description="DSCP of GPU-to-GPU RDMA")
+    storage_dscp: int | None = Field(None, ge=0, le=63, description="DSCP of storage RDMA")
+
+
+class DrillSettings(BaseModel):
+    """The `slo:` and `drills:` sections of a lab file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    slo: dict[str, Slo] = {}
+    drills: list[LabDrill] = []
+
+    @field_validator("slo")
+    @classmethod
+    def _known_kinds(cls, value: dict[str, Slo]) -> dict[str, Slo]:
+        for key in value:
+            if key != "default" and key not in KINDS:
+                raise ValueError(f"'{key}' is not a drill kind; use 'default' or one of {', '.join(KINDS)}")
+        return value
+
+
+class HealthSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    timeout_s: float = Field(60, gt=0, le=3600, description="how long `up` waits for a healthy fabric")
+
+
+class GnmiSettings(BaseModel):
+    """How the switches' gNMI agents listen; SONiC's gNMI port and default credentials."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    port: int = Field(8080, ge=1, le=65535)
+    username: str = "admin"
+    password: str = "YourPaSsWoRd"
+    tls: bool = Field(True, description="self-signed TLS (clients use skip_verify); false = plaintext")
+    ssh_port: int = Field(22, ge=1, le=65535, description="SSH with the SONiC-like shell, same credentials")
+
+
+class LabFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str
+    topology: Path
+    runtime: Literal["netns", "docker", "clab"] = "netns"
+    image: str | None = Field(None, description="switch image of the container runtimes "
+                              "(default: the local twin-switch image; docker-sonic-vs:<tag> boots SONiC-VS)")
+    description: str = ""
+    health: HealthSettings = HealthSettings()
+    gnmi: GnmiSettings = GnmiSettings()
+    slo: dict[str, Slo] = Field({}, description="limits per drill kind (or 'default') that drills must meet")
+    drills: list[LabDrill] = Field([], description="the drills `twin ci` and `twin rehearse` run")
+    roce: RoceSettings = RoceSettings()
+
+
+class Lab(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    name: str
+    runtime: str
+    health: HealthSettings
+    image: str | None = None
+    gnmi: GnmiSettings = GnmiSettings()
+    drills: DrillSettings = DrillSettings()
+    roce: RoceSettings = RoceSettings()
+    plan: Plan
