@@ -43,6 +43,7 @@ from twin.drills.faults import Injector  # noqa: E402
 from twin.drills.targets import resolve  # noqa: E402
 from twin.host.processes import memory_kib, netns_processes  # noqa: E402
 from twin.host.rundir import LabState, lab_dir, load_plan, load_state, node_dir  # noqa: E402
+from twin.lab.running import RunningLab  # noqa: E402
 from twin.model.drill import Step  # noqa: E402
 from twin.runtime.registry import runtime_of  # noqa: E402
 from twin.switch.frr_daemons import vtysh  # noqa: E402
@@ -121,7 +122,7 @@ def flap_link(lab: str, link: str, flaps: int, warmup: int) -> dict[str, Any]:
     plan = load_plan(lab)
     step = Step(kind="link-flap", target=link)  # one flap at a time; the loop below counts them
     fault = resolve(plan, step)
-    injector = Injector(runtime_of(state), state, plan)
+    injector = Injector(runtime_of(state), RunningLab.load(lab))
     session = fault.sessions[0]
     ends = sorted({session.node, session.peer})
     pids = processes(state, ends)

@@ -23,12 +23,13 @@ from twin.model.drill import DrillReport
 
 class TwinLab:
     def __init__(self, name: str) -> None:
-        from twin.host.rundir import load_plan, load_state
+        from twin.lab.running import RunningLab
 
-        state = load_state(name)
-        if state is None:
+        lab = RunningLab.read(name)
+        if lab is None:
             raise pytest.UsageError(f"lab '{name}' is not running")
-        self.name, self.state, self.plan = name, state, load_plan(name)
+        self.lab = lab
+        self.name, self.state, self.plan = name, lab.state, lab.plan
 
     def status(self) -> dict[str, Any]:
         from twin.cli.app import status_doc
@@ -43,9 +44,7 @@ class TwinLab:
         return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
     def gnmi_target(self, node: str) -> dict[str, Any]:
-        from twin.lab.agent import gnmi_target
-
-        target = gnmi_target(self.state, node)
+        target = self.lab.gnmi_target(node)
         if target is None:
             raise pytest.UsageError(f"{node} has no gNMI agent (only switches do)")
         return target

@@ -29,6 +29,7 @@ from twin.checks.daemons import (
 from twin.checks.health import evaluate
 from twin.host.processes import netns_processes, read_proc
 from twin.host.rundir import LabState, NodeState, lab_dir, node_dir
+from twin.lab.running import RunningLab, load_agent_settings
 from twin.model.plan import Plan
 from twin.stages.load.loader import load_topology
 from twin.stages.plan import plan_topology
@@ -228,6 +229,11 @@ def lab_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[P
     server.close()
 
 
+def _running(state: LabState, plan: Plan) -> RunningLab:
+    """The lab as the readers get it: state, plan and the agent settings in its run directory."""
+    return RunningLab(state=state, plan=plan, agent=load_agent_settings(state.lab))
+
+
 def _until(cond: Callable[[], bool]) -> None:
     """Poll until `cond` holds (bounded, so a broken test fails rather than hangs)."""
     deadline = time.monotonic() + 30
@@ -251,16 +257,16 @@ def test_agent_facts_alive_killed_and_zombie(lab_run: tuple[Path, socket.socket]
         (run_dir / "agent.pid").write_text(str(agent.pid))
         (run_dir / "agent.ready").write_text(str(agent.pid))
         check = AgentServing(AgentInput(lab="lab1", switches=["leaf1"]))
-        alive = {"leaf1": {"agent": agent_facts(state, "leaf1")}}
+        alive = {"leaf1": {"agent": agent_facts(_running(state, mini), "leaf1")}}
         assert check.evaluate(alive).status == "success"
         assert check.summary(alive) == {"pid": agent.pid, "running": True, "serving": True}
         agent.kill()   # not reaped yet: a zombie
         _until(lambda: (p := read_proc(agent.pid)) is not None and p.state == "Z")
-        zombie = {"leaf1": {"agent": agent_facts(state, "leaf1")}}
+        zombie = {"leaf1": {"agent": agent_facts(_running(state, mini), "leaf1")}}
         assert [i.message.split(";")[0] for i in check.evaluate(zombie).failures] == [
             f"gNMI agent not running (pid {agent.pid} gone)"]
         agent.wait()
-        gone = {"leaf1": {"agent": agent_facts(state, "leaf1")}}
+        gone = {"leaf1": {"agent": agent_facts(_running(state, mini), "leaf1")}}
         assert [i.message.split(";")[0] for i in check.evaluate(gone).failures] == [
             f"gNMI agent not running (pid {agent.pid} gone)"]
     finally:
@@ -276,7 +282,7 @@ def test_agent_facts_port_closed(lab_run: tuple[Path, socket.socket], mini: Plan
         (run_dir / "agent.pid").write_text(str(agent.pid))
         (run_dir / "agent.ready").write_text(str(agent.pid))
         server.close()
-        facts = agent_facts(state, "leaf1")
+        facts = agent_facts(_running(state, mini), "leaf1")
         assert facts["listening"] is False
         result = AgentServing(AgentInput(lab="lab1", switches=["leaf1"])).evaluate({"leaf1": {"agent": facts}})
         assert [(i.subject, i.message) for i in result.failures] == [
@@ -289,7 +295,7 @@ def test_agent_facts_port_closed(lab_run: tuple[Path, socket.socket], mini: Plan
 def test_process_checks_join_the_health_of_a_lab(lab_run: tuple[Path, socket.socket], mini: Plan,
                                                   fake_frr: Path) -> None:
     state = _state(mini)
-    checks = process_checks(state, mini)
+    checks = process_checks(_running(state, mini))
     assert [c.name for c in checks] == ["agent", "switch-daemons"]
     outputs: Outputs = {n: {"daemons": HEALTHY} for n in ("leaf1", "leaf2", "spine1", "spine2")}
     outputs["leaf1"]["agent"] = _agent(4321, 4321)

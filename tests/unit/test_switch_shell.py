@@ -10,6 +10,7 @@ import os
 import shlex
 import stat
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -599,14 +600,13 @@ def test_twin_cli_passes_the_password_in_the_environment(monkeypatch: pytest.Mon
     import shutil
 
     from twin.cli import app as cli
-    from twin.host import rundir as state_mod
-    from twin.lab import agent as agent_process
+    from twin.lab.running import RunningLab
 
     seen: dict[str, Any] = {}
     monkeypatch.setattr(cli, "_resolve_name", lambda name: "lab")
-    monkeypatch.setattr(state_mod, "load_state", lambda lab: object())
-    monkeypatch.setattr(agent_process, "ssh_target", lambda state, node: {
+    lab = SimpleNamespace(ssh_target=lambda node: {
         "host": "172.20.1.6", "port": 22, "username": "admin", "password": "s3cret-pass"})
+    monkeypatch.setattr(RunningLab, "read", classmethod(lambda cls, name: lab))
     monkeypatch.setattr(shutil, "which", lambda tool: f"/usr/bin/{tool}")
     monkeypatch.setattr(os, "execvpe", lambda file, argv, env: seen.update(file=file, argv=argv, env=env))
     cli.cli("leaf1", None)

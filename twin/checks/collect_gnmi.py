@@ -8,10 +8,9 @@ from ipaddress import ip_address
 from typing import Any
 
 from twin.checks.base import Check, Outputs
-from twin.checks.collect_local import collect as collect_local
+from twin.checks.collect_local import collect_local
 from twin.gnmi.client import SwitchClient
-from twin.host.rundir import LabState
-from twin.lab.agent import gnmi_target
+from twin.lab.running import RunningLab
 
 GNMI_SOURCES = {"bgp_summary", "fib", "bfd_sessions", "port_table"}
 
@@ -47,21 +46,22 @@ def _read(sw: SwitchClient, source: str) -> Any:
     return sw.table("STATE_DB", "PORT_TABLE")
 
 
-def running_configs(state: LabState) -> dict[str, dict[str, Any]]:
+def running_configs(lab: RunningLab) -> dict[str, dict[str, Any]]:
     """Every switch's CONFIG_DB as it runs now, read over gNMI (what the checks judge configs by)."""
     def one(node: str) -> tuple[str, Any]:
-        target = gnmi_target(state, node)
+        target = lab.gnmi_target(node)
         if target is None:
             return node, None
         with SwitchClient(node, target) as sw:
             return node, sw.get("/sonic-db:CONFIG_DB/localhost/")
 
-    switches = [n.name for n in state.nodes if n.kind == "switch"]
+    switches = [n.name for n in lab.state.nodes if n.kind == "switch"]
     with ThreadPoolExecutor(max_workers=8) as pool:
         return {node: db for node, db in pool.map(one, switches) if isinstance(db, dict)}
 
 
-def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
+def collect_gnmi(lab: RunningLab, checks: Iterable[Check[Any]]) -> Outputs:
+    """What the checks need: over gNMI from the switches, locally (twin.checks.collect_local) for the rest."""
     checks = list(checks)
     wanted: dict[str, set[str]] = {}
     local: list[Check[Any]] = []
@@ -73,13 +73,13 @@ def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
             local.append(check)
 
     def one(node: str) -> tuple[str, dict[str, Any]]:
-        target = gnmi_target(state, node)
+        target = lab.gnmi_target(node)
         if target is None:
             return node, {}
         with SwitchClient(node, target) as sw:
             return node, {source: _read(sw, source) for source in sorted(wanted[node])}
 
-    outputs: Outputs = collect_local(state, local) if local else {}
+    outputs: Outputs = collect_local(lab, local) if local else {}
     with ThreadPoolExecutor(max_workers=8) as pool:
         for node, values in pool.map(one, sorted(wanted)):
             outputs.setdefault(node, {}).update(values)

@@ -11,6 +11,7 @@ from twin.checks.base import Check, Outputs
 from twin.checks.collect_processes import agent_facts, daemon_facts
 from twin.host.rundir import LabState, node_dir
 from twin.host.shell import in_netns, run
+from twin.lab.running import RunningLab
 from twin.switch.frr_daemons import vtysh
 from twin.switch.statedb import SwitchState
 
@@ -44,7 +45,9 @@ def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict
     return alive
 
 
-def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
+def collect_local(lab: RunningLab, checks: Iterable[Check[Any]]) -> Outputs:
+    """What the checks need, read locally: FRR JSON through vtysh, kernel FIBs, pings, processes."""
+    state = lab.state
     jobs: list[tuple[str, str, Any]] = []
     for check in checks:
         probes: dict[str, Any] = getattr(check.inputs, "probes", {})
@@ -63,7 +66,7 @@ def collect(state: LabState, checks: Iterable[Check[Any]]) -> Outputs:
         if source == "daemons":
             return node, source, daemon_facts(state, node)
         if source == "agent":
-            return node, source, agent_facts(state, node)
+            return node, source, agent_facts(lab, node)
         if source == "ospf_neighbors":
             return node, source, _vtysh_json(state, node, "show ip ospf neighbor json")
         if source == "fib":

@@ -9,7 +9,7 @@ from typing import Any
 
 from twin.host.processes import netns_processes, read_proc
 from twin.host.rundir import LabState, lab_dir, node_dir
-from twin.lab.agent import gnmi_target
+from twin.lab.running import RunningLab
 
 CONNECT_TIMEOUT_S = 1.0
 
@@ -38,10 +38,10 @@ def _listening(host: str, port: int) -> bool:
         return False
 
 
-def agent_facts(state: LabState, node: str) -> dict[str, Any]:
+def agent_facts(lab: RunningLab, node: str) -> dict[str, Any]:
     """The lab's agent as `node` depends on it: agent.pid, that process (and whether its command
     line is this lab's agent), agent.ready's pid, and whether `node`'s gNMI port takes connections."""
-    run_dir = lab_dir(state.lab)
+    run_dir = lab_dir(lab.name)
     pid = read_pid(run_dir / "agent.pid")
     process = read_proc(pid) if pid is not None else None
     ours = False
@@ -50,7 +50,7 @@ def agent_facts(state: LabState, node: str) -> dict[str, Any]:
             ours = str(run_dir) in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
         except OSError:
             ours = False
-    target = gnmi_target(state, node)
+    target = lab.gnmi_target(node)
     facts: dict[str, Any] = {
         "pid": pid, "ready": read_pid(run_dir / "agent.ready"),
         "process": None if process is None else {"name": process.name, "state": process.state, "ours": ours},

@@ -17,9 +17,9 @@ from __future__ import annotations
 from typing import Any
 
 from twin.checks.base import Check, CheckInput, Outputs
-from twin.host.rundir import LabState, lab_dir
+from twin.host.rundir import LabState
 from twin.kinds.sonic_vs import is_sonic_image
-from twin.lab.agent import gnmi_target
+from twin.lab.running import RunningLab
 from twin.model.plan import NodePlan, Plan
 from twin.model.results import ItemResult
 from twin.switch.frr_daemons import node_daemons, split_supported
@@ -168,14 +168,15 @@ def _frr_daemons(node: NodePlan, fabric_bfd: bool) -> list[str]:
         return ["zebra"]
 
 
-def process_checks(state: LabState, plan: Plan) -> list[Check[Any]]:
+def process_checks(lab: RunningLab) -> list[Check[Any]]:
     """The agent (when the lab has one) and every switch's and router's daemons."""
     checks: list[Check[Any]] = []
-    if (lab_dir(state.lab) / "agent.json").exists():
-        served = [n.name for n in state.nodes if n.kind == "switch" and gnmi_target(state, n.name) is not None]
+    state = lab.state
+    if lab.agent is not None:
+        served = [n.name for n in state.nodes if n.kind == "switch" and lab.gnmi_target(n.name) is not None]
         if served:
             checks.append(AgentServing(AgentInput(lab=state.lab, switches=served)))
-    daemons = expected_processes(state, plan)
+    daemons = expected_processes(state, lab.plan)
     if daemons:
         checks.append(SwitchDaemonsRunning(DaemonsInput(lab=state.lab, daemons=daemons)))
     return checks

@@ -12,11 +12,11 @@ from twin.checks.base import Check, Outputs
 from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import established_counts
 from twin.checks.catalog import expected_bfd, expected_ecmp, expected_sessions, health_checks
-from twin.checks.collect_local import collect
+from twin.checks.collect_local import collect_local
 from twin.checks.configured import ConfigDb, configured_bfd
 from twin.checks.daemons import AgentServing, SwitchDaemonsRunning, process_checks
 from twin.checks.ecmp import ecmp_summary
-from twin.host.rundir import LabState
+from twin.lab.running import RunningLab
 from twin.model.plan import Plan
 from twin.model.results import CheckResult
 
@@ -48,38 +48,39 @@ def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:
     return health
 
 
-def check_health(state: LabState, plan: Plan) -> Health:
+def check_health(lab: RunningLab) -> Health:
     """The health checks and the process checks (the agent, every switch's daemons), once."""
-    checks = health_checks(plan) + process_checks(state, plan)
-    return evaluate(plan, checks, collect(state, checks))
+    checks = health_checks(lab.plan) + process_checks(lab)
+    return evaluate(lab.plan, checks, collect_local(lab, checks))
 
 
 # (bgp established, bgp total, leaves at full width, leaves): for a progress display
 HealthProgress = Callable[[Health], None]
 
 
-def wait_healthy(state: LabState, plan: Plan, timeout: float, on_poll: HealthProgress,
+def wait_healthy(lab: RunningLab, timeout: float, on_poll: HealthProgress,
                  configs: Mapping[str, ConfigDb] | None = None) -> Health:
     """Poll the control plane until it converges, then check the data plane; bounded by timeout.
     With `configs` (the switches' running CONFIG_DBs) BFD and ECMP are judged as those configs ask."""
     start = time.monotonic()
-    checks = health_checks(plan, configs) + process_checks(state, plan)
+    plan = lab.plan
+    checks = health_checks(plan, configs) + process_checks(lab)
     # The control plane has settled when BFD is Up as well: BGP can be Established while BFD still
     # comes up (or flaps under bring-up load), and a BFD flap takes BGP down again a moment later.
     bfd = expected_bfd(plan) if configs is None else configured_bfd(configs)
     control = [c for c in checks if "ping" not in c.needs] + ([BfdSessionsUp(BfdInput(peers=bfd))] if bfd else [])
     while True:
-        health = evaluate(plan, control, collect(state, control))
+        health = evaluate(plan, control, collect_local(lab, control))
         health.seconds = time.monotonic() - start
         on_poll(health)
         if health.healthy:
-            health = evaluate(plan, checks, collect(state, checks))
+            health = evaluate(plan, checks, collect_local(lab, checks))
             health.seconds = time.monotonic() - start
             on_poll(health)
             if health.healthy:
                 return health
         if time.monotonic() - start > timeout:
-            full = evaluate(plan, checks, collect(state, checks))
+            full = evaluate(plan, checks, collect_local(lab, checks))
             full.seconds = time.monotonic() - start
             return full
         time.sleep(0.25)

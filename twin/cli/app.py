@@ -125,7 +125,8 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
                             info=f"BGP {h.bgp['established']}/{h.bgp['total']}, "
                                  f"ECMP full on {full}/{len(h.ecmp)} leaves")
 
-        state, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image, templates)
+        running, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image, templates)
+    state = running.state
     if as_json:
         _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
                     "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes})
@@ -140,20 +141,19 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
 
 def status_doc(lab_name: str) -> dict[str, Any]:
     from twin.checks.health import check_health
-    from twin.host.rundir import load_plan, load_state
-    from twin.lab.agent import gnmi_target, ssh_target
+    from twin.lab.running import RunningLab
 
-    state = load_state(lab_name)
-    if state is None:
+    lab = RunningLab.read(lab_name)
+    if lab is None:
         raise TwinError(f"lab '{lab_name}' is not running; start it with 'twin up'")
-    plan = load_plan(lab_name)
-    health = check_health(state, plan) if state.phase == "up" else None
+    state = lab.state
+    health = check_health(lab) if state.phase == "up" else None
     return {
         "lab": state.lab, "runtime": state.runtime, "phase": state.phase,
         "healthy": bool(health and health.healthy) and state.unhealthy is None,
         "unhealthy": state.unhealthy,
         "nodes": [{"name": n.name, "role": n.role, "kind": n.kind, "netns": n.netns, "mgmt": n.mgmt,
-                   "gnmi": gnmi_target(state, n.name), "ssh": ssh_target(state, n.name)} for n in state.nodes],
+                   "gnmi": lab.gnmi_target(n.name), "ssh": lab.ssh_target(n.name)} for n in state.nodes],
         "bgp": health.bgp if health else {"established": 0, "total": 0},
         "ecmp": health.ecmp if health else {},
         "checks": [r.model_dump() for r in health.results] if health else [],
@@ -224,12 +224,13 @@ def push(name: NameOpt = None,
     """Push each switch's config_db.json over gNMI (full replace), in parallel; report what changed."""
     from twin.gnmi.push import PushResult
     from twin.gnmi.push import push as push_configs
-    from twin.host.rundir import load_plan, load_state
+    from twin.lab.running import RunningLab
 
     lab_name = _resolve_name(name)
-    state = load_state(lab_name)
-    if state is None:
+    lab = RunningLab.read(lab_name)
+    if lab is None:
         raise TwinError(f"lab '{lab_name}' is not running")
+    state = lab.state
     if configs is not None and not configs.is_dir():
         raise TwinError(f"{configs} is not a folder of <switch>/config_db.json files")
     switches = [n for n in state.nodes if n.kind == "switch"]
@@ -240,7 +241,7 @@ def push(name: NameOpt = None,
         def tick(r: PushResult) -> None:
             progress.advance(task)
 
-        results = push_configs(state, load_plan(lab_name), configs, tick)
+        results = push_configs(lab, configs, tick)
     if as_json:
         _emit_json({"lab": lab_name, "ok": all(r.ok for r in results), "switches": [r.model_dump() for r in results]})
     else:
@@ -263,17 +264,17 @@ def verify(name: NameOpt = None, as_json: JsonOpt = False,
     import time
 
     from twin.flows.bringup import verify_lab
-    from twin.host.rundir import load_plan, load_state
+    from twin.lab.running import RunningLab
     from twin.report.health import health_table
     from twin.report.junit import write_junit
 
     lab_name = _resolve_name(name)
-    state = load_state(lab_name)
-    if state is None:
+    lab = RunningLab.read(lab_name)
+    if lab is None:
         raise TwinError(f"lab '{lab_name}' is not running")
-    plan = load_plan(lab_name)
+    state = lab.state
     start = time.monotonic()
-    health = verify_lab(state, plan)
+    health = verify_lab(lab)
     seconds = time.monotonic() - start
     if junit is not None:
         write_junit(junit, f"twin.verify.{lab_name}", health.results, seconds)
@@ -447,14 +448,13 @@ def cli(node: Annotated[str, typer.Argument(help="switch name, e.g. leaf1")], na
     import os
     import shutil
 
-    from twin.host.rundir import load_state
-    from twin.lab.agent import ssh_target
+    from twin.lab.running import RunningLab
 
     lab_name = _resolve_name(name)
-    state = load_state(lab_name)
-    if state is None:
+    lab = RunningLab.read(lab_name)
+    if lab is None:
         raise TwinError(f"lab '{lab_name}' is not running")
-    target = ssh_target(state, node)
+    target = lab.ssh_target(node)
     if target is None:
         raise TwinError(f"{node} has no SSH endpoint (only switches do); try 'twin exec {node} -- bash'")
     if shutil.which("ssh") is None:

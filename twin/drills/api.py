@@ -6,8 +6,8 @@ import fcntl
 
 from twin.drills.runner import Drill, Options, Progress
 from twin.drills.slo import slo_for
-from twin.host.rundir import lab_dir, load_plan, load_state
-from twin.lab.running import load_settings
+from twin.host.rundir import lab_dir
+from twin.lab.running import RunningLab
 from twin.model.drill import DrillReport, Scenario, Slo
 from twin.model.errors import TwinError
 from twin.model.results import CheckResult, ItemResult, summarize
@@ -19,13 +19,10 @@ DRILL_FIGURES = ("detect_ms", "detect_target_ms", "converge_ms", "loss_ms", "imb
 def run_drill(lab: str, scenario: Scenario, progress: Progress = lambda s: None,
               options: Options | None = None, slo: Slo | None = None) -> DrillReport:
     """Run one drill; `slo` (a lab drill's own limits) goes over the lab's limits for the kind."""
-    state = load_state(lab)
-    if state is None or state.phase != "up":
-        raise TwinError(f"lab '{lab}' is not running; start it with 'twin up'")
-    plan = load_plan(lab)
+    running = RunningLab.load(lab)
     kind = scenario.steps[0].kind
-    limits = slo_for(load_settings(lab), kind if len(scenario.steps) == 1 else "scenario", scenario).merged(slo)
-    drill = Drill(runtime_of(state), state, plan, scenario, limits, progress, options or Options())
+    limits = slo_for(running.settings, kind if len(scenario.steps) == 1 else "scenario", scenario).merged(slo)
+    drill = Drill(runtime_of(running.state), running, scenario, limits, progress, options or Options())
     with open(lab_dir(lab) / "drill.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)

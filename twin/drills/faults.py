@@ -12,11 +12,10 @@ from typing import Any
 
 from twin.drills.targets import Fault
 from twin.gnmi.client import SwitchClient
-from twin.host.rundir import LabState
 from twin.host.shell import run
+from twin.lab.running import RunningLab
 from twin.model.drill import Step
 from twin.model.errors import DrillError
-from twin.model.plan import Plan
 from twin.runtime.registry import Runtime
 
 SILENT_TABLE = "twin_drill_silent"
@@ -37,8 +36,8 @@ def gray_rules(iface: str, probability: float) -> list[list[str]]:
 
 
 class Injector:
-    def __init__(self, runtime: Runtime, state: LabState, plan: Plan) -> None:
-        self.runtime, self.state, self.plan = runtime, state, plan
+    def __init__(self, runtime: Runtime, lab: RunningLab) -> None:
+        self.runtime, self.lab, self.state, self.plan = runtime, lab, lab.state, lab.plan
         self._saved: dict[str, Any] = {}
 
     def _node_cmd(self, node: str, cmd: list[str], input: str | None = None) -> None:
@@ -87,12 +86,12 @@ class Injector:
         mine = [s for s in fault.sessions if s.node == node]
         if not mine:
             raise DrillError(f"{fault.target} carries no BGP session of {node}")
-        with SwitchClient.of(self.state, node) as sw:
+        with SwitchClient.of(self.lab, node) as sw:
             sw.set_field("BGP_NEIGHBOR", f"default|{mine[0].peer_ip}", "admin_status", "down" if inject else "up")
 
     def _mtu(self, fault: Fault, step: Step, inject: bool) -> None:
         node, port = fault.target.split(":")
-        with SwitchClient.of(self.state, node) as sw:
+        with SwitchClient.of(self.lab, node) as sw:
             if inject:
                 row = sw.get(f"{CONFIG}/PORT/{port}") or {}
                 self._saved[fault.target] = str(row.get("mtu", self.plan.fabric.mtu))

@@ -23,10 +23,10 @@ from twin.drills.oracle import Fib, ecmp_widths, expected_fibs, mismatches
 from twin.drills.probe_traffic import ProbeProcess, endpoints, flow_paths, probe_spec
 from twin.drills.schedule import Action, fault_scope, plan_actions
 from twin.drills.targets import Fault, LinkKey, resolve
-from twin.host.rundir import LabState, lab_dir, node_dir, save_state
+from twin.host.rundir import lab_dir, node_dir, save_state
+from twin.lab.running import RunningLab
 from twin.model.drill import ActionReport, DrillReport, Scenario, Slo
 from twin.model.errors import DrillError
-from twin.model.plan import Plan
 from twin.runtime.registry import Runtime
 from twin.switch.frr_daemons import EVENT_LOG
 
@@ -43,9 +43,10 @@ class Options:
 
 
 class Drill:
-    def __init__(self, runtime: Runtime, state: LabState, plan: Plan, scenario: Scenario, slo: Slo,
+    def __init__(self, runtime: Runtime, lab: RunningLab, scenario: Scenario, slo: Slo,
                  progress: Progress = lambda s: None, options: Options = Options()) -> None:
-        self.runtime, self.state, self.plan = runtime, state, plan
+        self.runtime, self.lab, self.state, self.plan = runtime, lab, lab.state, lab.plan
+        state, plan = lab.state, lab.plan
         self.scenario, self.slo, self.progress, self.opt = scenario, slo, progress, options
         self.steps, self.actions = plan_actions(scenario)
         self.faults = [resolve(plan, s) for s in self.steps]
@@ -54,7 +55,7 @@ class Drill:
             if tool and shutil.which(tool[0]) is None:
                 raise DrillError(f"{f.kind} needs {tool[0]}, which is not installed: apt-get install {tool[1]} "
                                  "(make lab-up installs it)")
-        self.injector = Injector(runtime, state, plan)
+        self.injector = Injector(runtime, lab)
         self.workdir = lab_dir(state.lab) / "drill"
         self.bgp_switches = [n for n in plan.switches if n.asn is not None]
         self.baseline = expected_fibs(plan)
@@ -116,7 +117,7 @@ class Drill:
                 self.logs.poll()
                 result = probe.stop()
         if restored:
-            health = check_health(self.state, self.plan)
+            health = check_health(self.lab)
             self.checks["health_after"] = health.healthy
             if not health.healthy:
                 restored = False
@@ -220,13 +221,13 @@ class Drill:
         """During an MTU mismatch, `twin verify`'s MTU check and a jumbo DF ping must both fail;
         after the restore, both must pass."""
         from twin.checks.catalog import fabric_links
-        from twin.checks.collect_gnmi import collect
+        from twin.checks.collect_gnmi import collect_gnmi
         from twin.checks.mtu import MtuConsistent, MtuInput
 
         t = time.time()
         check = MtuConsistent(MtuInput(links=fabric_links(self.plan)))
         while True:
-            mismatch = check.evaluate(collect(self.state, [check])).status == "failure"
+            mismatch = check.evaluate(collect_gnmi(self.lab, [check])).status == "failure"
             if mismatch == caught or time.time() > t + 5:
                 break
             time.sleep(0.05)

@@ -6,34 +6,36 @@ from __future__ import annotations
 from pathlib import Path
 
 from twin.checks.catalog import verify_checks
-from twin.checks.collect_local import collect as collect_local
+from twin.checks.collect_local import collect_local
 from twin.checks.daemons import AgentServing, process_checks
 from twin.checks.health import Health, HealthProgress, evaluate, wait_healthy
-from twin.host.rundir import LabState
 from twin.lab.lifecycle import start_lab
+from twin.lab.running import RunningLab
 from twin.model.lab import Lab
-from twin.model.plan import Plan
 from twin.model.results import CheckResult, ItemResult
 from twin.runtime.registry import ProgressFn
 
 
 def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_poll: HealthProgress,
              timeout: float | None = None, image: str | None = None,
-             templates: Path | None = None) -> tuple[LabState, Health]:
+             templates: Path | None = None) -> tuple[RunningLab, Health]:
     """Start the lab (twin.lab.lifecycle.start_lab) and wait until it is healthy."""
-    state = start_lab(lab, name, runtime, on_step, image, templates)
-    return state, wait_healthy(state, lab.plan, timeout or lab.health.timeout_s, on_poll)
+    running = start_lab(lab, name, runtime, on_step, image, templates)
+    return running, wait_healthy(running, timeout or lab.health.timeout_s, on_poll)
 
 
-def verify_lab(state: LabState, plan: Plan) -> Health:
+def verify_lab(lab: RunningLab) -> Health:
     """What `twin verify` judges: the processes the lab runs on (its gNMI agent, every switch's
     daemons), then, when the agent serves, the check catalog over gNMI. With the agent down the
     catalog's checks are reported skipped (nothing can be read over gNMI) and the agent check fails."""
-    from twin.checks.collect_gnmi import collect as collect_gnmi  # pygnmi and grpc: only when verifying
-    from twin.checks.collect_gnmi import running_configs
+    from twin.checks.collect_gnmi import (
+        collect_gnmi,  # pygnmi and grpc: only when verifying
+        running_configs,
+    )
 
-    processes = process_checks(state, plan)
-    local = collect_local(state, processes)
+    plan = lab.plan
+    processes = process_checks(lab)
+    local = collect_local(lab, processes)
     agent = [c for c in processes if isinstance(c, AgentServing)]
     if agent and agent[0].evaluate(local).status != "success":
         skipped = [CheckResult(name=c.name, description=c.description, status="skipped",
@@ -43,8 +45,8 @@ def verify_lab(state: LabState, plan: Plan) -> Health:
         health = evaluate(plan, processes, local)
         health.results = skipped + health.results
         return health
-    checks = verify_checks(plan, running_configs(state))
-    outputs = collect_gnmi(state, checks)
+    checks = verify_checks(plan, running_configs(lab))
+    outputs = collect_gnmi(lab, checks)
     for node, values in local.items():
         outputs.setdefault(node, {}).update(values)
     return evaluate(plan, checks + processes, outputs)

@@ -15,8 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from twin.checks.catalog import verify_checks
-from twin.checks.collect_gnmi import collect as collect_gnmi
-from twin.checks.collect_gnmi import running_configs
+from twin.checks.collect_gnmi import collect_gnmi, running_configs
 from twin.checks.health import Health, evaluate, wait_healthy
 from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
@@ -85,21 +84,21 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
             return stop("validate")
     try:
         progress(f"up: bringing up lab {report.name}")
-        state, health = bring_up(lab, report.name, runtime, lambda s, d, t: progress(f"up: {s}"),
+        running, health = bring_up(lab, report.name, runtime, lambda s, d, t: progress(f"up: {s}"),
                                  lambda h: None, image=image, templates=templates)
         report.results.append(_up_result(health))
         if not health.healthy:
             return stop("up")
         if configs is not None:
             progress("push: configs over gNMI")
-            pushed = push(state, lab.plan, configs, lambda r: None)
+            pushed = push(running, configs, lambda r: None)
             report.results.append(push_result(pushed))
             if not all(r.ok for r in pushed):
                 return stop("push")
-            wait_healthy(state, lab.plan, lab.health.timeout_s, lambda h: None, running_configs(state))
+            wait_healthy(running, lab.health.timeout_s, lambda h: None, running_configs(running))
         progress("verify: checks over gNMI")
-        checks = verify_checks(lab.plan, running_configs(state))
-        verified = evaluate(lab.plan, checks, collect_gnmi(state, checks))
+        checks = verify_checks(lab.plan, running_configs(running))
+        verified = evaluate(lab.plan, checks, collect_gnmi(running, checks))
         report.results += verified.results
         if not verified.healthy:
             return stop("verify")

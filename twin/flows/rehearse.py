@@ -26,17 +26,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from twin.checks.catalog import verify_checks
-from twin.checks.collect_gnmi import collect as collect_gnmi
-from twin.checks.collect_gnmi import running_configs
+from twin.checks.collect_gnmi import collect_gnmi, running_configs
 from twin.checks.health import evaluate, wait_healthy
 from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
 from twin.gnmi.client import SwitchClient
 from twin.gnmi.push import diff_keys
-from twin.host.rundir import LabState, load_plan, load_state
+from twin.host.rundir import LabState
 from twin.host.userfile import config_value, read_config_db, type_name
-from twin.lab.agent import gnmi_target
-from twin.lab.running import load_settings
+from twin.lab.running import RunningLab
 from twin.model.errors import PlanError, Problem, TwinError
 from twin.model.plan import Plan
 from twin.model.results import CheckResult, ItemResult, summarize
@@ -172,28 +170,26 @@ def _order(plan: Plan, switches: list[str]) -> list[str]:
 class Rehearsal:
     def __init__(self, lab: str, change: Path, batch: int, progress: Callable[[str], None]) -> None:
         self.changed = read_change(change)  # a bad change is refused before the lab is asked anything
-        state = load_state(lab)
-        if state is None or state.phase != "up":
-            raise TwinError(f"lab '{lab}' is not running; start it with 'twin up'")
-        self.state: LabState = state
-        self.plan = load_plan(lab)
+        self.lab = RunningLab.load(lab)
+        self.state: LabState = self.lab.state
+        self.plan = self.lab.plan
         self.change, self.batch, self.progress = change, max(1, batch), progress
         self.report = RehearsalReport(lab=lab, change=str(change))
 
     def _read(self, name: str) -> dict[str, Any]:
-        with SwitchClient.of(self.state, name) as sw:
+        with SwitchClient.of(self.lab, name) as sw:
             value = sw.get(CONFIG_ROOT)
         return value if isinstance(value, dict) else {}
 
     def _write(self, name: str, config: dict[str, Any]) -> None:
-        with SwitchClient.of(self.state, name) as sw:
+        with SwitchClient.of(self.lab, name) as sw:
             sw.replace_config(config)
 
     def _verify(self, label: str) -> CheckResult:
-        configs = running_configs(self.state)
-        wait_healthy(self.state, self.plan, 30, lambda h: None, configs)
+        configs = running_configs(self.lab)
+        wait_healthy(self.lab, 30, lambda h: None, configs)
         checks = verify_checks(self.plan, configs)
-        health = evaluate(self.plan, checks, collect_gnmi(self.state, checks))
+        health = evaluate(self.plan, checks, collect_gnmi(self.lab, checks))
         items = [ItemResult(subject=f"{r.name}: {i.subject}", status="failure", message=i.message)
                  for r in health.results for i in r.failures]
         return summarize(f"verify {label}", f"sessions, ECMP, reachability, BFD and MTUs after {label}",
@@ -201,7 +197,7 @@ class Rehearsal:
 
     def run(self) -> RehearsalReport:
         r = self.report
-        switches = [n.name for n in self.plan.switches if gnmi_target(self.state, n.name)]
+        switches = [n.name for n in self.plan.switches if self.lab.gnmi_target(n.name)]
         self.progress("reading the running configs")
         with ThreadPoolExecutor(max_workers=8) as pool:
             current = dict(zip(switches, pool.map(self._read, switches), strict=True))
@@ -245,7 +241,7 @@ class Rehearsal:
                     r.stopped_at = f"apply {', '.join(group)}"
                     break
             else:
-                for listed in load_settings(self.state.lab).drills:
+                for listed in self.lab.settings.drills:
                     scenario = scenario_of(listed)
                     self.progress(f"drill {scenario.name}")
                     rep = run_drill(self.state.lab, scenario, slo=listed.slo)

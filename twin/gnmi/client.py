@@ -14,7 +14,7 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
 from pygnmi.client import gNMIclient
 
-from twin.host.rundir import LabState
+from twin.lab.running import RunningLab
 from twin.model.errors import GnmiError
 
 # pygnmi warns on every TLS connection with skip_verify, which is how twin's labs run, and logs
@@ -76,11 +76,9 @@ class SwitchClient:
             raise GnmiError(f"{self.name}: Set (replace CONFIG_DB) rejected: {exc}") from None
 
     @classmethod
-    def of(cls, state: LabState, node: str) -> SwitchClient:
+    def of(cls, lab: RunningLab, node: str) -> SwitchClient:
         """The client for a lab's switch; GnmiError when the node has no agent (hosts, routers)."""
-        from twin.lab.agent import gnmi_target
-
-        target = gnmi_target(state, node)
+        target = lab.gnmi_target(node)
         if target is None:
             raise GnmiError(f"{node} has no gNMI agent (only switches have one)")
         return cls(node, target)

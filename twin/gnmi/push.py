@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from twin.gnmi.client import SwitchClient
 from twin.host.rundir import LabState
 from twin.host.userfile import read_config_db
-from twin.lab.agent import gnmi_target
+from twin.lab.running import RunningLab
 from twin.model.errors import GnmiError, PlanError, Problem
 from twin.model.plan import Plan
 from twin.stages.configdb import GENERATED_TABLES
@@ -74,14 +74,14 @@ def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[s
     return out
 
 
-def push(state: LabState, plan: Plan, configs: Path | None, tick: Callable[[PushResult], None]) -> list[PushResult]:
-    wanted = desired_configs(plan, state, configs)
+def push(lab: RunningLab, configs: Path | None, tick: Callable[[PushResult], None]) -> list[PushResult]:
+    wanted = desired_configs(lab.plan, lab.state, configs)
 
     def one(item: tuple[str, dict[str, Any] | str]) -> PushResult:
         switch, config = item
         if isinstance(config, str):
             return PushResult(switch=switch, ok=False, error=config)
-        target = gnmi_target(state, switch)
+        target = lab.gnmi_target(switch)
         if target is None:
             return PushResult(switch=switch, ok=False, error="no gNMI agent for this switch")
         try:

@@ -1,4 +1,5 @@
-"""Start and stop a lab's gNMI agent process; describe its endpoints the way pygnmi wants them."""
+"""Start and stop a lab's gNMI agent process; describe its endpoints the way pygnmi and netmiko want them
+(from its settings, agent.json, as twin.lab.running.RunningLab holds them)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from twin.switch.tls import make_cert, write_private
 
 
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
-                timeout: float = 30) -> None:
+                timeout: float = 30) -> dict[str, Any]:
     """Write the agent's settings (and TLS certificate) and start it; wait until it serves.
     `templates`: the SONiC release templates twin's switches render FRR with (None: twin's own)."""
     run_dir = lab_dir(state.lab)
@@ -34,6 +35,7 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: 
     }
     write_private(run_dir / "agent.json", json.dumps(doc, indent=1).encode())  # it holds the password
     _spawn(state.lab, timeout)
+    return doc
 
 
 def _switch_entry(state: LabState, plan: Plan, node: str) -> dict[str, Any]:
@@ -103,27 +105,25 @@ def stop_agent(lab: str) -> None:
             time.sleep(0.02)
 
 
-def _agent_settings(state: LabState, node: str) -> dict[str, Any] | None:
-    """The agent's settings when `node` is one of the switches it serves."""
-    path = lab_dir(state.lab) / "agent.json"
-    if not state.node(node).mgmt or not path.exists():
+def served(agent: dict[str, Any] | None, state: LabState, node: str) -> dict[str, Any] | None:
+    """The agent's settings (agent.json) when `node` is one of the switches it serves."""
+    if agent is None or not state.node(node).mgmt:
         return None
-    doc: dict[str, Any] = json.loads(path.read_text())
-    return doc if node in {s["name"] for s in doc["switches"]} else None
+    return agent if node in {s["name"] for s in agent["switches"]} else None
 
 
-def ssh_target(state: LabState, node: str) -> dict[str, Any] | None:
+def ssh_target(agent: dict[str, Any] | None, state: LabState, node: str) -> dict[str, Any] | None:
     """What netmiko's ConnectHandler needs (device_type linux), or None without an agent."""
-    doc = _agent_settings(state, node)
+    doc = served(agent, state, node)
     if doc is None or not doc.get("ssh_port"):
         return None
     return {"device_type": "linux", "host": state.node(node).mgmt, "port": doc["ssh_port"],
             "username": doc["username"], "password": doc["password"]}
 
 
-def gnmi_target(state: LabState, node: str) -> dict[str, Any] | None:
+def gnmi_target(agent: dict[str, Any] | None, state: LabState, node: str) -> dict[str, Any] | None:
     """Keyword arguments for pygnmi's gNMIclient, or None for nodes without an agent."""
-    doc = _agent_settings(state, node)
+    doc = served(agent, state, node)
     if doc is None:
         return None
     target: dict[str, Any] = {"host": state.node(node).mgmt, "port": doc["port"], "username": doc["username"],

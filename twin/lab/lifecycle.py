@@ -5,24 +5,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from twin.host.rundir import LabState
 from twin.lab.agent import start_agent
-from twin.lab.running import save_settings
+from twin.lab.running import RunningLab, save_settings
 from twin.model.lab import Lab
 from twin.runtime.registry import ProgressFn, get_runtime
 
 
 def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, image: str | None = None,
-              templates: Path | None = None) -> LabState:
+              templates: Path | None = None) -> RunningLab:
     """`runtime` and `image` override the lab file's; `templates` is a SONiC release's FRR templates
     that twin's switches render with (their config daemons too), instead of twin's own renderer."""
     rt = get_runtime(runtime or lab.runtime, image or lab.image, templates)
     state = rt.up(name, lab.plan, on_step)
     on_step("starting gNMI agents", 0, 0)
     try:
-        start_agent(state, lab.plan, lab.gnmi, templates)
+        agent = start_agent(state, lab.plan, lab.gnmi, templates)
         save_settings(name, lab.drills)
     except BaseException:
         rt.down(name)
         raise
-    return state
+    return RunningLab(state=state, plan=lab.plan, settings=lab.drills, agent=agent)

@@ -3,12 +3,10 @@ its daemons launched the way the lab's runtime launches them."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from twin.host.rundir import LabState, lab_dir, load_plan, load_state, node_dir
+from twin.host.rundir import LabState, node_dir
 from twin.host.shell import run
 from twin.kinds.sonic_vs import is_sonic_image
+from twin.lab.running import RunningLab
 from twin.model.errors import TwinError
 from twin.runtime.registry import runtime_of
 from twin.switch.frr_daemons import daemon_env, node_daemons
@@ -30,20 +28,9 @@ def node_launcher(state: LabState, node: str) -> Launch:
     return launch
 
 
-def _templates(lab: str) -> Path | None:
-    """The SONiC release templates the lab's switches render FRR with (None: twin's own renderer)."""
-    path = lab_dir(lab) / "agent.json"
-    try:
-        value = json.loads(path.read_text()).get("sonic_templates")
-    except (OSError, ValueError):
-        return None
-    return Path(value) if value else None
-
-
 def restart_switch_frr(lab: str, switch: str) -> FrrRestart:
-    state = load_state(lab)
-    if state is None or state.phase != "up":
-        raise TwinError(f"lab '{lab}' is not running; start it with 'twin up'")
+    running = RunningLab.load(lab)
+    state, plan = running.state, running.plan
     node = state.node(switch)
     if node.kind != "switch":
         raise TwinError(f"{switch} is a {node.kind}, not one of twin's switches; 'twin frr restart' restarts a "
@@ -54,7 +41,6 @@ def restart_switch_frr(lab: str, switch: str) -> FrrRestart:
     if state.runtime == "clab":
         raise TwinError(f"on the clab runtime {switch}'s FRR runs under the image's watchfrr (frrinit.sh), "
                         "which starts a daemon that died again by itself")
-    plan = load_plan(lab)
     daemons = node_daemons(plan.node(switch), plan.fabric.bfd.enabled)
     return restart_frr(switch, node.netns, node_dir(lab, switch), daemons, node_launcher(state, switch),
-                       _templates(lab))
+                       running.sonic_templates)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from twin.host.rundir import LabState, lab_dir, load_plan, load_state
+from twin.lab import agent as agent_settings
 from twin.model.errors import TwinError
 from twin.model.lab import DrillSettings
 from twin.model.plan import Plan
@@ -35,7 +37,7 @@ def load_agent_settings(lab: str) -> dict[str, Any] | None:
     path = lab_dir(lab) / "agent.json"
     try:
         doc: dict[str, Any] = json.loads(path.read_text())
-    except FileNotFoundError:
+    except (OSError, ValueError):
         return None
     return doc
 
@@ -54,9 +56,32 @@ class RunningLab:
         return self.state.lab
 
     @classmethod
-    def load(cls, name: str) -> RunningLab:
+    def read(cls, name: str) -> RunningLab | None:
+        """The lab whatever its phase (a failed or half-created one too), or None when it has no state."""
         state = load_state(name)
-        if state is None or state.phase != "up":
-            raise TwinError(f"lab '{name}' is not running; start it with 'twin up'")
+        if state is None:
+            return None
         return cls(state=state, plan=load_plan(name), settings=load_settings(name),
                    agent=load_agent_settings(name))
+
+    @classmethod
+    def load(cls, name: str) -> RunningLab:
+        """A lab that is up; TwinError otherwise."""
+        lab = cls.read(name)
+        if lab is None or lab.state.phase != "up":
+            raise TwinError(f"lab '{name}' is not running; start it with 'twin up'")
+        return lab
+
+    @property
+    def sonic_templates(self) -> Path | None:
+        """The SONiC release templates the lab's switches render FRR with (None: twin's own renderer)."""
+        value = (self.agent or {}).get("sonic_templates")
+        return Path(value) if value else None
+
+    def gnmi_target(self, node: str) -> dict[str, Any] | None:
+        """Keyword arguments for pygnmi's gNMIclient, or None for nodes without an agent."""
+        return agent_settings.gnmi_target(self.agent, self.state, node)
+
+    def ssh_target(self, node: str) -> dict[str, Any] | None:
+        """What netmiko's ConnectHandler needs, or None for nodes without an agent."""
+        return agent_settings.ssh_target(self.agent, self.state, node)
