@@ -23,16 +23,17 @@ from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from twin.switch import sshd
 from twin.switch.cfgmgr import ConfigDaemon
-from twin.switch.endpoint import Endpoint
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.gnoi import add_system_servicer
 from twin.switch.netns_socket import in_netns
 from twin.switch.producers import SwitchProducers
 from twin.switch.reboot import SwitchReboot
 from twin.switch.redis_server import socket_path
+from twin.switch.sonic_endpoint import SonicEndpoint
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
-from twin.switch.sonic_redis import SonicEndpoint, SonicRedis
+from twin.switch.sonic_redis import SonicRedis
 from twin.switch.switchd import SwitchDaemons
+from twin.switch.twin_endpoint import TwinSwitchEndpoint
 from twin.switch.yang_check import YangCheck
 
 SwitchParts = tuple[ConfigDaemon, SwitchProducers]  # what twin runs for one of its own switches
@@ -58,7 +59,7 @@ def _endpoint(sw: dict[str, Any], templates: Path | None = None) -> tuple[Switch
     db = SonicRedis(unix_socket=socket_path(rundir))
     daemon = ConfigDaemon(sw["name"], sw["netns"], rundir, db, ifmap=sw.get("ifmap"), templates=templates)
     producers = SwitchProducers(sw["name"], sw["netns"], rundir, db)
-    return Endpoint(name=sw["name"], rundir=rundir, ports=sw["ports"], daemon=daemon), (daemon, producers)
+    return TwinSwitchEndpoint(name=sw["name"], rundir=rundir, ports=sw["ports"], daemon=daemon), (daemon, producers)
 
 
 # One thread per RPC in flight: a STREAM subscription holds its thread for as long as it runs, so

@@ -1,8 +1,8 @@
 """What the gNMI agent needs from a switch, whatever runs it.
 
 Both kinds are read and written through a switch's SONiC redis databases:
-`twin.switch.sonic_redis.SonicEndpoint` fronts a docker-sonic-vs container (SONiC's own daemons
-program it), and `twin.switch.endpoint.Endpoint` is the same front over twin's own switch, whose
+`twin.switch.sonic_endpoint.SonicEndpoint` fronts a docker-sonic-vs container (SONiC's own daemons
+program it), and `twin.switch.twin_endpoint.TwinSwitchEndpoint` is the same front over twin's own switch, whose
 config daemons (twin.switch.cfgmgr) program FRR and the kernel. The agent is typed against this
 protocol only, so both serve the same gNMI paths with the same Set semantics
 (twin.switch.sonic_gnmi).

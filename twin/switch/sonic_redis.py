@@ -4,7 +4,7 @@ docker-sonic-vs runs no gNMI server, so the agent fronts it: Get reads CONFIG_DB
 STATE_DB and COUNTERS_DB live from the container's redis; Set validates the whole new config,
 then writes only the difference to CONFIG_DB in one MULTI/EXEC, and SONiC's own daemons
 (bgpcfgd, portmgrd, intfmgrd, ...) react to it. twin's own switches keep the same databases
-(twin.switch.redis_server) and are served by the same code (twin.switch.endpoint subclasses
+(twin.switch.redis_server) and are served by the same code (twin.switch.twin_endpoint subclasses
 SonicEndpoint); there twin's daemons (twin.switch.cfgmgr, twin.switch.producers) play SONiC's.
 
 Layout, from sonic-swss-common `common/database_config.json` (sonic-buildimage's
@@ -20,7 +20,7 @@ lists, which config_db.json writes as JSON lists, and an entry with no fields is
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,9 +28,7 @@ from typing import Any
 import redis
 from redis.typing import EncodableT, FieldT
 
-from twin.stages import configdb
-from twin.stages.configdb import GENERATED_TABLES, ConfigDb
-from twin.switch.endpoint_protocol import SetRejected
+from twin.stages.configdb import ConfigDb
 
 
 @dataclass(frozen=True)
@@ -259,64 +257,3 @@ class SonicRedis:
         if not names:
             return dict(self._hashes(client, [table])[0])
         return {name[len(prefix):]: raw for name, raw in zip(names, self._hashes(client, names), strict=True) if raw}
-
-
-# -- the switch, as the gNMI agent sees it -----------------------------------------------------
-
-class SonicEndpoint:
-    """A docker-sonic-vs switch as the gNMI agent sees it, over the container's redis.
-
-    Satisfies `twin.switch.endpoint_protocol.SwitchEndpoint`, like twin's embedded `Endpoint`:
-    the same CONFIG_DB paths, the same validation, the same databases."""
-
-    def __init__(self, name: str, ports: Iterable[str], db: SonicRedis) -> None:
-        self.name = name
-        self.ports = set(ports)
-        self.db = db
-        self.lock = threading.RLock()
-        self.workdir: Path | None = None  # the gNMI work files stay out of a SONiC container
-
-    @classmethod
-    def from_settings(cls, sw: Mapping[str, Any]) -> SonicEndpoint:
-        """From one agent.json switch entry: `redis_socket`, or `redis_host`/`redis_port`."""
-        socket = sw.get("redis_socket")
-        db = SonicRedis(unix_socket=Path(socket) if socket else None,
-                        host=str(sw.get("redis_host", "127.0.0.1")), port=int(sw.get("redis_port", 6379)))
-        return cls(name=sw["name"], ports=sw["ports"], db=db)
-
-    def config(self) -> ConfigDb:
-        """The switch's CONFIG_DB, read from redis now."""
-        return self.db.get_config()
-
-    def commit(self, new: ConfigDb, current: ConfigDb | None = None) -> None:
-        """Make CONFIG_DB exactly `new`: judged, then its difference written in one transaction.
-
-        SetRejected (nothing written) when it is invalid. The switch's daemons apply the change."""
-        with self.lock:
-            errors = self._problems(new)
-            if errors:
-                raise SetRejected("; ".join(errors))
-            self._write(self.config() if current is None else current, new)
-
-    def _write(self, current: ConfigDb, new: ConfigDb) -> None:
-        """Write the change to CONFIG_DB; SONiC's daemons program the switch from there."""
-        self.db.apply_config(current, new)
-
-    def recover(self) -> None:
-        """Nothing to recover: a commit is one MULTI/EXEC, which redis applies whole or not at
-        all, so a crash of the agent cannot leave CONFIG_DB half-written."""
-
-    def _problems(self, new: ConfigDb) -> list[str]:
-        """twin's checks of the tables it renders (SONiC's own daemons judge the rest)."""
-        if not isinstance(new, dict):
-            return configdb.validate(new)
-        errors = configdb.validate({t: rows for t, rows in new.items() if t in GENERATED_TABLES})
-        return errors or self._missing_ports(new)
-
-    def _missing_ports(self, new: ConfigDb) -> list[str]:
-        """The PORT entries naming ports this switch does not have (as Endpoint reports them)."""
-        missing = sorted(set(new.get("PORT", {})) - self.ports, key=lambda p: int(p.removeprefix("Ethernet")))
-        if not missing:
-            return []
-        return [f"PORT: {', '.join(missing)} do not exist on {self.name} "
-                f"(it has {len(self.ports)} ports wired in this lab)"]

@@ -18,12 +18,12 @@ from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
 from twin.switch.cfgmgr import ConfigDaemon, ProgramError
 from twin.switch.endpoint_protocol import SetRejected
-from twin.switch.sonic_redis import SonicEndpoint
+from twin.switch.sonic_endpoint import SonicEndpoint
 
-__all__ = ["Endpoint", "SetRejected"]
+__all__ = ["SetRejected", "TwinSwitchEndpoint"]
 
 
-class Endpoint(SonicEndpoint):
+class TwinSwitchEndpoint(SonicEndpoint):
     def __init__(self, name: str, rundir: Path, ports: list[str], daemon: ConfigDaemon) -> None:
         super().__init__(name=name, ports=ports, db=daemon.db)
         self.daemon, self.rundir = daemon, rundir
