@@ -38,6 +38,7 @@ test: DEPS_FLAGS := --docker
 test: deps
 	$(VENV)/bin/ruff check twin tests bench
 	$(VENV)/bin/mypy twin
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest tests
 
 unit:

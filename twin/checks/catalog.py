@@ -11,7 +11,7 @@ lines set up, not twin's address plan.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from twin.checks.base import Check
@@ -106,38 +106,69 @@ def fabric_links(plan: Plan) -> list[tuple[str, str, str, str]]:
             if kinds[lk.a_node] == "switch" and kinds[lk.b_node] == "switch"]
 
 
+# A catalog entry builds its check from the plan (and, when given, the switches' running CONFIG_DBs),
+# or returns None when the lab has nothing for it to judge. Adding a check is its module (a Check
+# class and such a builder) plus one line in HEALTH or VERIFY below: the order is the report's order.
+Builder = Callable[[Plan, Mapping[str, ConfigDb] | None], Check[Any] | None]
+
+
+def _bgp(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    sessions = expected_sessions(plan)
+    return BgpSessionsEstablished(BgpInput(sessions=sessions)) if sessions else None
+
+
+def _configured_bgp(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    if configs is None:
+        return None
+    asked = configured_sessions(configs)
+    return ConfiguredSessionsEstablished(BgpInput(sessions=asked)) if asked and asked != expected_sessions(plan) \
+        else None
+
+
+def _ecmp(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    ecmp = expected_ecmp(plan) if configs is None else configured_ecmp(plan, configs)
+    return EcmpWidth(EcmpInput(expected=ecmp)) if ecmp else None
+
+
+def _ospf(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    ospf = expected_ospf(plan)
+    return OspfAdjacencies(OspfInput(adjacencies=ospf)) if ospf else None
+
+
+def _reachability(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    pings = expected_pings(plan)
+    return ServerReachability(PingInput(probes=pings)) if pings else None
+
+
+def _bfd(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    bfd = expected_bfd(plan) if configs is None else configured_bfd(configs)
+    return BfdSessionsUp(BfdInput(peers=bfd)) if bfd else None
+
+
+def _mtu(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    links = fabric_links(plan)
+    return MtuConsistent(MtuInput(links=links)) if links else None
+
+
+# What `twin up` waits for and `twin status` shows ...
+HEALTH: tuple[Builder, ...] = (_bgp, _configured_bgp, _ecmp, _ospf, _reachability)
+# ... and what `twin verify` adds to them.
+VERIFY: tuple[Builder, ...] = (_bfd, _mtu)
+
+
+def _built(builders: tuple[Builder, ...], plan: Plan, configs: Mapping[str, ConfigDb] | None) -> list[Check[Any]]:
+    return [check for build in builders if (check := build(plan, configs)) is not None]
+
+
 def verify_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:
     """The health checks plus BFD and MTU consistency: what `twin verify` runs.
 
     With `configs` (each switch's running CONFIG_DB), BFD and the announced prefixes are what those
     configs ask for, and a `configured-bgp-sessions` check is added when their neighbors differ
     from the plan's (twin.checks.configured)."""
-    checks = health_checks(plan, configs)
-    bfd = expected_bfd(plan) if configs is None else configured_bfd(configs)
-    if bfd:
-        checks.append(BfdSessionsUp(BfdInput(peers=bfd)))
-    links = fabric_links(plan)
-    if links:
-        checks.append(MtuConsistent(MtuInput(links=links)))
-    return checks
+    return _built(HEALTH + VERIFY, plan, configs)
 
 
 def health_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:
-    checks: list[Check[Any]] = []
-    sessions = expected_sessions(plan)
-    if sessions:
-        checks.append(BgpSessionsEstablished(BgpInput(sessions=sessions)))
-    if configs is not None:
-        asked = configured_sessions(configs)
-        if asked and asked != sessions:
-            checks.append(ConfiguredSessionsEstablished(BgpInput(sessions=asked)))
-    ecmp = expected_ecmp(plan) if configs is None else configured_ecmp(plan, configs)
-    if ecmp:
-        checks.append(EcmpWidth(EcmpInput(expected=ecmp)))
-    ospf = expected_ospf(plan)
-    if ospf:
-        checks.append(OspfAdjacencies(OspfInput(adjacencies=ospf)))
-    pings = expected_pings(plan)
-    if pings:
-        checks.append(ServerReachability(PingInput(probes=pings)))
-    return checks
+    """What a healthy lab must pass: sessions, ECMP width, OSPF adjacencies, server reachability."""
+    return _built(HEALTH, plan, configs)
