@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from typing import Any
 
 from twin.host.rundir import LabState, lab_dir, node_dir
 from twin.kinds.sonic_vs import agent_backend, is_sonic_image
+from twin.model.agent import AgentSettings, AgentSwitch
 from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
 from twin.model.plan import Plan
@@ -20,37 +20,33 @@ from twin.switch.tls import make_cert, write_private
 
 
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
-                timeout: float = 30) -> dict[str, Any]:
+                timeout: float = 30) -> AgentSettings:
     """Write the agent's settings (and TLS certificate) and start it; wait until it serves.
     `templates`: the SONiC release templates twin's switches render FRR with (None: twin's own)."""
     run_dir = lab_dir(state.lab)
     switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
     if settings.tls:
         make_cert(run_dir, f"twin-{state.lab}", [n.mgmt for n in switches if n.mgmt])
-    doc = {
-        "port": settings.port, "username": settings.username, "password": settings.password,
-        "tls": settings.tls, "ssh_port": settings.ssh_port,
-        "sonic_templates": str(templates) if templates is not None else None,
-        "switches": [_switch_entry(state, plan, n.name) for n in switches],
-    }
-    write_private(run_dir / "agent.json", json.dumps(doc, indent=1).encode())  # it holds the password
+    doc = AgentSettings(port=settings.port, username=settings.username, password=settings.password,
+                        tls=settings.tls, ssh_port=settings.ssh_port,
+                        sonic_templates=str(templates) if templates is not None else None,
+                        switches=[_switch_entry(state, plan, n.name) for n in switches])
+    write_private(run_dir / "agent.json", doc.model_dump_json(indent=1).encode())  # it holds the password
     _spawn(state.lab, timeout)
     return doc
 
 
-def _switch_entry(state: LabState, plan: Plan, node: str) -> dict[str, Any]:
+def _switch_entry(state: LabState, plan: Plan, node: str) -> AgentSwitch:
     """What the agent needs to serve one switch; SONiC-VS switches are fronted over their redis."""
     n = state.node(node)
     rundir = node_dir(state.lab, node)
     interfaces = plan.node(node).interfaces
-    entry: dict[str, Any] = {"name": node, "netns": n.netns, "mgmt": n.mgmt, "rundir": str(rundir),
-                             "ports": [i.name for i in interfaces],
-                             "ifmap": {i.name: i.kernel for i in interfaces if i.kernel != i.name}}
+    entry = AgentSwitch(name=node, netns=n.netns, mgmt=n.mgmt, rundir=str(rundir),
+                        ports=[i.name for i in interfaces],
+                        ifmap={i.name: i.kernel for i in interfaces if i.kernel != i.name},
+                        container=_container(state, node))  # the SSH shell runs lines outside SONiC's set in it
     if is_sonic_image(state.image or ""):
-        entry.update(agent_backend(rundir))
-    container = _container(state, node)
-    if container is not None:   # the SSH shell runs lines outside SONiC's command set in it
-        entry["container"] = container
+        entry = entry.model_copy(update=agent_backend(rundir))
     return entry
 
 
@@ -105,30 +101,30 @@ def stop_agent(lab: str) -> None:
             time.sleep(0.02)
 
 
-def served(agent: dict[str, Any] | None, state: LabState, node: str) -> dict[str, Any] | None:
+def served(agent: AgentSettings | None, state: LabState, node: str) -> AgentSettings | None:
     """The agent's settings (agent.json) when `node` is one of the switches it serves."""
     if agent is None or not state.node(node).mgmt:
         return None
-    return agent if node in {s["name"] for s in agent["switches"]} else None
+    return agent if agent.switch(node) is not None else None
 
 
-def ssh_target(agent: dict[str, Any] | None, state: LabState, node: str) -> dict[str, Any] | None:
+def ssh_target(agent: AgentSettings | None, state: LabState, node: str) -> dict[str, Any] | None:
     """What netmiko's ConnectHandler needs (device_type linux), or None without an agent."""
     doc = served(agent, state, node)
-    if doc is None or not doc.get("ssh_port"):
+    if doc is None or not doc.ssh_port:
         return None
-    return {"device_type": "linux", "host": state.node(node).mgmt, "port": doc["ssh_port"],
-            "username": doc["username"], "password": doc["password"]}
+    return {"device_type": "linux", "host": state.node(node).mgmt, "port": doc.ssh_port,
+            "username": doc.username, "password": doc.password}
 
 
-def gnmi_target(agent: dict[str, Any] | None, state: LabState, node: str) -> dict[str, Any] | None:
+def gnmi_target(agent: AgentSettings | None, state: LabState, node: str) -> dict[str, Any] | None:
     """Keyword arguments for pygnmi's gNMIclient, or None for nodes without an agent."""
     doc = served(agent, state, node)
     if doc is None:
         return None
-    target: dict[str, Any] = {"host": state.node(node).mgmt, "port": doc["port"], "username": doc["username"],
-                              "password": doc["password"]}
-    if doc["tls"]:
+    target: dict[str, Any] = {"host": state.node(node).mgmt, "port": doc.port, "username": doc.username,
+                              "password": doc.password}
+    if doc.tls:
         target["skip_verify"] = True
     else:
         target["insecure"] = True

@@ -16,6 +16,7 @@ from typing import Any
 
 from twin.host.rundir import LabState, lab_dir, load_plan, load_state
 from twin.lab import agent as agent_settings
+from twin.model.agent import AgentSettings
 from twin.model.errors import TwinError
 from twin.model.lab import DrillSettings
 from twin.model.plan import Plan
@@ -32,14 +33,13 @@ def load_settings(lab: str) -> DrillSettings:
     return DrillSettings.model_validate(json.loads(path.read_text()))
 
 
-def load_agent_settings(lab: str) -> dict[str, Any] | None:
+def load_agent_settings(lab: str) -> AgentSettings | None:
     """The agent's settings (agent.json), or None for a lab without an agent."""
     path = lab_dir(lab) / "agent.json"
     try:
-        doc: dict[str, Any] = json.loads(path.read_text())
+        return AgentSettings.model_validate_json(path.read_text())
     except (OSError, ValueError):
         return None
-    return doc
 
 
 @dataclass
@@ -49,7 +49,7 @@ class RunningLab:
     state: LabState
     plan: Plan
     settings: DrillSettings = field(default_factory=DrillSettings)
-    agent: dict[str, Any] | None = None   # agent.json: port, credentials, TLS, the switches it serves
+    agent: AgentSettings | None = None   # agent.json: port, credentials, TLS, the switches it serves
 
     @property
     def name(self) -> str:
@@ -75,7 +75,7 @@ class RunningLab:
     @property
     def sonic_templates(self) -> Path | None:
         """The SONiC release templates the lab's switches render FRR with (None: twin's own renderer)."""
-        value = (self.agent or {}).get("sonic_templates")
+        value = self.agent.sonic_templates if self.agent is not None else None
         return Path(value) if value else None
 
     def gnmi_target(self, node: str) -> dict[str, Any] | None:

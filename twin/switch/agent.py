@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import logging
 import os
 import signal
 import threading
 from concurrent import futures
 from pathlib import Path
-from typing import Any
 
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
+from twin.model.agent import AgentSettings, AgentSwitch
 from twin.switch import sshd
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
@@ -47,19 +46,21 @@ def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials |
     return port
 
 
-def _endpoint(sw: dict[str, Any], templates: Path | None = None) -> tuple[SwitchEndpoint, SwitchParts | None]:
+def _endpoint(sw: AgentSwitch, templates: Path | None = None) -> tuple[SwitchEndpoint, SwitchParts | None]:
     """The switch behind one agent.json entry, and its daemons when twin runs them.
 
     A SONiC container (`"backend": "sonic-redis"`, with `redis_socket` or `redis_host`/`redis_port`)
     runs SONiC's own daemons; twin's switch has its databases on `redis.sock` in its run directory
     and its daemons run here."""
-    if sw.get("backend") == "sonic-redis":
+    if sw.sonic:
         return SonicEndpoint.from_settings(sw), None
-    rundir = Path(sw["rundir"])
+    if sw.rundir is None or sw.netns is None:
+        raise ValueError(f"{sw.name}: agent.json names no run directory or namespace for twin's own switch")
+    rundir = Path(sw.rundir)
     db = SonicRedis(unix_socket=socket_path(rundir))
-    daemon = ConfigDaemon(sw["name"], sw["netns"], rundir, db, ifmap=sw.get("ifmap"), templates=templates)
-    producers = SwitchProducers(sw["name"], sw["netns"], rundir, db)
-    return TwinSwitchEndpoint(name=sw["name"], rundir=rundir, ports=sw["ports"], daemon=daemon), (daemon, producers)
+    daemon = ConfigDaemon(sw.name, sw.netns, rundir, db, ifmap=sw.ifmap, templates=templates)
+    producers = SwitchProducers(sw.name, sw.netns, rundir, db)
+    return TwinSwitchEndpoint(name=sw.name, rundir=rundir, ports=sw.ports, daemon=daemon), (daemon, producers)
 
 
 # One thread per RPC in flight: a STREAM subscription holds its thread for as long as it runs, so
@@ -72,9 +73,9 @@ GRPC_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_sen
 
 def serve(run_dir: Path) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    settings = json.loads((run_dir / "agent.json").read_text())
+    settings = AgentSettings.model_validate_json((run_dir / "agent.json").read_text())
     creds = None
-    if settings["tls"]:
+    if settings.tls:
         creds = grpc.ssl_server_credentials([((run_dir / "tls.key").read_bytes(), (run_dir / "tls.crt").read_bytes())])
     yang = YangCheck.find()
     if yang is None:
@@ -84,24 +85,25 @@ def serve(run_dir: Path) -> None:
         log.info("Sets are validated with SONiC's YANG models in %s", yang.models)
     servers = []
     parts: list[SwitchParts] = []
-    for sw in settings["switches"]:
-        ep, own = _endpoint(sw, Path(settings["sonic_templates"]) if settings.get("sonic_templates") else None)
+    templates = Path(settings.sonic_templates) if settings.sonic_templates else None
+    for sw in settings.switches:
+        ep, own = _endpoint(sw, templates)
         try:
             ep.recover()
         except Exception:  # one switch's leftover must not keep every other switch's gNMI and SSH down
-            log.exception("%s: could not undo an interrupted Set; CONFIG_DB is left as it is", sw["name"])
+            log.exception("%s: could not undo an interrupted Set; CONFIG_DB is left as it is", sw.name)
         if own is not None:
             parts.append(own)
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_RPCS, thread_name_prefix=sw["name"]),
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_RPCS, thread_name_prefix=sw.name),
                              maximum_concurrent_rpcs=MAX_RPCS, options=GRPC_OPTIONS)
-        servicer = SonicGnmiServicer(ep, settings["username"], settings["password"], yang)
+        servicer = SonicGnmiServicer(ep, settings.username, settings.password, yang)
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
         reboot = SwitchReboot.from_settings(sw, own[0]) if own is not None else None
-        add_system_servicer(server, reboot, settings["username"], settings["password"])
-        address = f"{sw['mgmt']}:{settings['port']}"
+        add_system_servicer(server, reboot, settings.username, settings.password)
+        address = f"{sw.mgmt}:{settings.port}"
         bind = functools.partial(_add_port, server, address, creds)
-        if sw.get("netns"):
-            in_netns(sw["netns"], bind)
+        if sw.netns:
+            in_netns(sw.netns, bind)
         else:  # a container front may listen in the agent's own namespace
             bind()
         servers.append(server)
@@ -109,8 +111,8 @@ def serve(run_dir: Path) -> None:
     daemons.start()
     for server in servers:
         server.start()
-    if settings.get("ssh_port"):
-        sshd.start(settings["switches"], settings["username"], settings["password"], settings["ssh_port"],
+    if settings.ssh_port:
+        sshd.start(settings.switches, settings.username, settings.password, settings.ssh_port,
                    run_dir / "ssh_host_key")
     (run_dir / "agent.ready").write_text(str(os.getpid()))
     stop = threading.Event()

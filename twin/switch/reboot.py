@@ -28,9 +28,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from twin.host.shell import in_netns, ip_batch, run
+from twin.model.agent import AgentSwitch
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
 from twin.stages.render.frr import render_frr
@@ -117,9 +117,9 @@ class SwitchReboot:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def from_settings(cls, sw: dict[str, Any], daemon: ConfigDaemon) -> SwitchReboot:
+    def from_settings(cls, sw: AgentSwitch, daemon: ConfigDaemon) -> SwitchReboot:
         """For one agent.json switch entry (twin.lab.agent._switch_entry)."""
-        return cls(daemon, list(sw["ports"]))
+        return cls(daemon, list(sw.ports))
 
     @property
     def rundir(self) -> Path:

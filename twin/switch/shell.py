@@ -23,11 +23,10 @@ SONiC-VS container runs every line with its own SONiC CLI. Nothing runs as a she
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from twin.model.agent import AgentSwitch
 from twin.switch.cli_argv import ArgvRefused, RedisCli, ip_argv, parse_redis_cli, ping_argv, traceroute_argv
 from twin.switch.cli_filters import Filter, FilterError, parse_filter
 from twin.switch.cli_output import Output
@@ -49,10 +48,10 @@ class Switch:
     sonic: bool = False            # a SONiC-VS container: its own CLI answers every line
 
     @classmethod
-    def from_settings(cls, sw: Mapping[str, Any]) -> Switch:
+    def from_settings(cls, sw: AgentSwitch) -> Switch:
         """From one agent.json switch entry."""
-        return cls(name=sw["name"], netns=sw.get("netns") or "", rundir=Path(sw["rundir"]),
-                   container=sw.get("container"), sonic=sw.get("backend") == "sonic-redis")
+        return cls(name=sw.name, netns=sw.netns or "", rundir=Path(sw.rundir or ""),
+                   container=sw.container, sonic=sw.sonic)
 
 
 # -- actions ----------------------------------------------------------------------------------------

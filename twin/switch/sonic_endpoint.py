@@ -4,10 +4,10 @@ transaction, judged by twin's checks of the tables twin renders (SONiC's own dae
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
+from twin.model.agent import AgentSwitch
 from twin.stages import configdb
 from twin.stages.configdb import GENERATED_TABLES, ConfigDb
 from twin.switch.endpoint_protocol import SetRejected
@@ -29,12 +29,11 @@ class SonicEndpoint:
         self.workdir: Path | None = None  # the gNMI work files stay out of a SONiC container
 
     @classmethod
-    def from_settings(cls, sw: Mapping[str, Any]) -> SonicEndpoint:
+    def from_settings(cls, sw: AgentSwitch) -> SonicEndpoint:
         """From one agent.json switch entry: `redis_socket`, or `redis_host`/`redis_port`."""
-        socket = sw.get("redis_socket")
-        db = SonicRedis(unix_socket=Path(socket) if socket else None,
-                        host=str(sw.get("redis_host", "127.0.0.1")), port=int(sw.get("redis_port", 6379)))
-        return cls(name=sw["name"], ports=sw["ports"], db=db)
+        db = SonicRedis(unix_socket=Path(sw.redis_socket) if sw.redis_socket else None,
+                        host=sw.redis_host, port=sw.redis_port)
+        return cls(name=sw.name, ports=sw.ports, db=db)
 
     def config(self) -> ConfigDb:
         """The switch's CONFIG_DB, read from redis now."""

@@ -29,6 +29,7 @@ from typing import Any
 
 import asyncssh
 
+from twin.model.agent import AgentSwitch
 from twin.switch import config_cli, klish
 from twin.switch.cli_filters import Filter, FilterError
 from twin.switch.cli_output import Output
@@ -410,7 +411,7 @@ def prepare_switch(switch: Switch) -> None:
             conf.write_text(vtysh_conf(switch.name))
 
 
-def start(switches: list[dict[str, Any]], username: str, password: str, port: int, host_key: Path) -> None:
+def start(switches: list[AgentSwitch], username: str, password: str, port: int, host_key: Path) -> None:
     """Start the SSH listeners in a background thread; returns once they listen."""
     if not host_key.exists():
         write_private(host_key, asyncssh.generate_private_key("ssh-ed25519").export_private_key())
@@ -422,8 +423,8 @@ def start(switches: list[dict[str, Any]], username: str, password: str, port: in
         for sw in switches:
             switch = Switch.from_settings(sw)
             prepare_switch(switch)
-            bind = functools.partial(_listening_socket, sw["mgmt"], port)
-            sock = in_netns(sw["netns"], bind) if sw.get("netns") else bind()
+            bind = functools.partial(_listening_socket, str(sw.mgmt), port)
+            sock = in_netns(sw.netns, bind) if sw.netns else bind()
             await asyncssh.listen(sock=sock, server_host_keys=[str(host_key)],
                                   server_factory=lambda: _Server(username, password),
                                   process_factory=_handler(switch, username),
