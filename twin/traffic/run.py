@@ -1,0 +1,142 @@
+"""`twin traffic`: a collective pattern's flows through a running lab, and what a fault does to them."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from twin.drills.faults import Injector
+from twin.drills.fibwatch import FibWatch
+from twin.drills.oracle import Fib, expected_fibs, mismatches
+from twin.drills.schedule import fault_scope
+from twin.drills.targets import resolve as resolve_target
+from twin.lab.running import RunningLab
+from twin.model.drill import KINDS, Step
+from twin.model.errors import DrillError, TwinError
+from twin.model.traffic import Flow, Gpu, Metrics, PatternName, TrafficReport
+from twin.runtime.registry import runtime_of
+from twin.traffic import metrics, patterns
+from twin.traffic.gpus import lab_gpus, select
+from twin.traffic.resolve import NodeArgv, resolve
+from twin.traffic.resolve import Path as FlowPath
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Snapshot:
+    """The pattern's flows as the fabric forwards them at one moment."""
+
+    paths: list[FlowPath]
+    metrics: Metrics
+
+
+@dataclass
+class Pattern:
+    """A pattern on one lab: its GPUs, its flows, and how to ask the switches where they go."""
+
+    lab: RunningLab
+    name: PatternName
+    qps: int
+    gpus: dict[str, Gpu]
+    flows: list[Flow]
+
+    @classmethod
+    def build(cls, lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | None = None,
+              pairs_file: Path | None = None) -> Pattern:
+        chosen = select(lab_gpus(lab.plan), gpu_spec)
+        pairs = patterns.gpu_pairs(name, chosen if name != "pairs" else lab_gpus(lab.plan), pairs_file)
+        involved = {g.name: g for pair in pairs for g in pair}
+        return cls(lab=lab, name=name, qps=qps, gpus=involved, flows=patterns.flows(pairs, qps))
+
+    def argv(self) -> NodeArgv:
+        runtime = runtime_of(self.lab.state)
+        return lambda node, cmd: runtime.exec_argv(self.lab.state, node, list(cmd))
+
+    def snapshot(self, failed_nodes: set[str] | None = None,
+                 failed_links: set[frozenset[str]] | None = None) -> Snapshot:
+        paths = resolve(self.lab.plan, self.flows, self.gpus, self.argv())
+        return Snapshot(paths, metrics.measure(self.lab.plan, self.flows, paths, self.gpus, failed_nodes,
+                                               failed_links))
+
+    def report(self, now: Snapshot, **extra: object) -> TrafficReport:
+        m = now.metrics
+        return TrafficReport.model_validate({
+            "lab": self.lab.name, "pattern": self.name, "qps": self.qps, "gpus": len(self.gpus),
+            "flows": len(self.flows), "links": m.links, "mmr": m.mmr, "jfi": m.jfi,
+            "idle_uplinks": m.idle_uplinks, "busbw_share": m.busbw_share, "uplinks": m.uplinks,
+            "paths": {flow_key(f): p.nodes for f, p in zip(self.flows, now.paths, strict=True)}, **extra})
+
+
+def flow_key(f: Flow) -> str:
+    return f"{f.src}->{f.dst}#{f.qp}:{f.sport}"
+
+
+def run_traffic(lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | None = None,
+                pairs_file: Path | None = None, progress: Progress = lambda s: None) -> TrafficReport:
+    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
+    progress(f"resolving {len(pattern.flows)} flows through the switches' forwarding")
+    now = pattern.snapshot()
+    return pattern.report(now, before=now.metrics)
+
+
+def parse_fault(text: str) -> Step:
+    """`KIND:TARGET` (`spine-loss:spine1`, `link-down:leaf1:spine1`) as a drill step."""
+    kind, _, target = text.partition(":")
+    if kind not in KINDS or not target:
+        raise TwinError(f"--fault {text}: write KIND:TARGET with KIND one of {', '.join(KINDS)}, "
+                        "e.g. spine-loss:spine1 or link-down:leaf1:spine1")
+    return Step.model_validate({"kind": kind, "target": target})
+
+
+def _wait_converged(fibs: FibWatch, expected: Fib, ignore: set[str], timeout_s: float) -> float:
+    """Seconds until every switch's FIB is what the oracle expects; DrillError past `timeout_s`."""
+    start = time.time()
+    while True:
+        off = mismatches(expected, fibs.snapshot(), ignore)
+        if not off:
+            return time.time() - start
+        if time.time() - start > timeout_s:
+            raise DrillError(f"the fabric did not converge within {timeout_s:.0f} s: {'; '.join(off[:3])}")
+        time.sleep(0.02)
+
+
+def run_with_fault(lab: RunningLab, name: PatternName, qps: int, fault_text: str, gpu_spec: str | None = None,
+                   pairs_file: Path | None = None, iteration_ms: float = 1000.0, timeout_s: float = 60.0,
+                   progress: Progress = lambda s: None) -> TrafficReport:
+    """The pattern before the fault, during it (once every FIB has converged) and after its restore."""
+    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
+    step = parse_fault(fault_text)
+    fault = resolve_target(lab.plan, step)
+    nodes, links = set(fault.nodes), {frozenset((a[0], b[0])) for a, b in fault.links}
+    down_nodes, down_links = fault_scope([fault])
+    injector = Injector(runtime_of(lab.state), lab)
+    netns = {n.name: lab.state.node(n.name).netns for n in lab.plan.switches if n.asn is not None}
+    with FibWatch(netns) as fibs:
+        _wait_converged(fibs, expected_fibs(lab.plan), set(), timeout_s)
+        progress(f"before: resolving {len(pattern.flows)} flows")
+        before = pattern.snapshot()
+        progress(f"injecting {step.kind} on {fault.target}")
+        injector.apply(fault, step, True)
+        restored = False
+        try:
+            outage = _wait_converged(fibs, expected_fibs(lab.plan, down_nodes, down_links), down_nodes, timeout_s)
+            progress(f"during: converged after {outage * 1000:.0f} ms, resolving again")
+            during = pattern.snapshot(nodes, links)
+            progress(f"restoring {step.kind} on {fault.target}")
+            injector.apply(fault, step, False)
+            restored = True
+            _wait_converged(fibs, expected_fibs(lab.plan), set(), timeout_s)
+        finally:
+            if not restored:
+                injector.apply(fault, step, False)
+        after = pattern.snapshot()
+    radius = metrics.blast_radius(before.metrics, during.metrics, pattern.flows, pattern.gpus, before.paths,
+                                  during.paths, nodes, links)
+    return pattern.report(before, before=before.metrics, during=during.metrics, after=after.metrics,
+                          fault=f"{step.kind}:{fault.target}", blast_radius=radius,
+                          outage_ms=round(outage * 1000, 1), iteration_ms=iteration_ms,
+                          jct_overhead=metrics.jct_overhead(outage * 1000, iteration_ms,
+                                                            before.metrics.busbw_share, during.metrics.busbw_share))
