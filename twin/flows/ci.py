@@ -1,4 +1,4 @@
-"""`twin ci`: validate -> up -> push -> verify -> drills -> down, as one list of results.
+"""`twin ci`: validate -> up -> push -> verify -> drills -> traffic -> down, as one list of results.
 
 Every stage becomes CheckResults (the one result model), so the JUnit XML has one testcase per
 check and per drill, and the Markdown summary reads the same list. The lab is torn down
@@ -21,13 +21,17 @@ from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
 from twin.flows.bringup import bring_up
 from twin.gnmi.push import PushResult, push
+from twin.lab.running import RunningLab
 from twin.model.drill import DrillReport
 from twin.model.findings import Finding
 from twin.model.lab import Lab
 from twin.model.results import CheckResult, ItemResult, summarize
+from twin.model.traffic import LabTraffic, TrafficReport
 from twin.runtime.registry import down_lab
 from twin.stages.lab_file import load_lab
 from twin.stages.validate.api import validate_folder
+from twin.traffic.judge import judge as judge_traffic
+from twin.traffic.run import run_traffic, run_with_fault
 
 CATEGORIES = ("yang", "schema", "bgp", "addressing", "ecmp", "mtu", "qos")
 
@@ -40,6 +44,7 @@ class CiReport(BaseModel):
     seconds: float = 0.0
     results: list[CheckResult] = []
     drills: list[DrillReport] = []
+    traffic: list[TrafficReport] = []
 
 
 def validation_results(findings: list[Finding], yang_skipped: str = "") -> list[CheckResult]:
@@ -109,11 +114,23 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
             report.results.append(as_check_result(drill))
             if not drill.restored:
                 return stop("drills")
+        for wanted in lab.traffic:
+            progress(f"traffic: {wanted.pattern}" + (f" with {wanted.fault}" if wanted.fault else ""))
+            traffic = _traffic(running, wanted)
+            report.traffic.append(traffic)
+            report.results.append(judge_traffic(traffic, wanted.slo))
         report.passed = all(r.status in ("success", "skipped") for r in report.results)
         return stop("" if report.passed else "drills")
     finally:
         progress(f"down: removing lab {report.name}")
         down_lab(report.name)
+
+
+def _traffic(running: RunningLab, wanted: LabTraffic) -> TrafficReport:
+    pairs = Path(wanted.pairs) if wanted.pairs else None
+    if wanted.fault:
+        return run_with_fault(running, wanted.pattern, wanted.qps, wanted.fault, pairs_file=pairs)
+    return run_traffic(running, wanted.pattern, wanted.qps, pairs_file=pairs)
 
 
 def _prefixed(progress: Callable[[str], None], prefix: str) -> Callable[[str], None]:

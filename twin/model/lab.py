@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from twin.model.drill import KINDS, LabDrill, Slo
 from twin.model.plan import Plan
+from twin.model.traffic import LabTraffic
 
 
 class RoceSettings(BaseModel):
@@ -65,6 +66,7 @@ class LabFile(BaseModel):
     gnmi: GnmiSettings = GnmiSettings()
     slo: dict[str, Slo] = Field({}, description="limits per drill kind (or 'default') that drills must meet")
     drills: list[LabDrill] = Field([], description="the drills `twin ci` and `twin rehearse` run")
+    traffic: list[LabTraffic] = Field([], description="collective patterns `twin ci` runs, with their bounds")
     roce: RoceSettings = RoceSettings()
 
 
@@ -76,5 +78,6 @@ class Lab(BaseModel):
     image: str | None = None
     gnmi: GnmiSettings = GnmiSettings()
     drills: DrillSettings = DrillSettings()
+    traffic: list[LabTraffic] = []
     roce: RoceSettings = RoceSettings()
     plan: Plan

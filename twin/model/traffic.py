@@ -65,6 +65,7 @@ class Metrics(Strict):
     resolved: int              # flows whose path reached the destination GPU's NIC
     links: list[LinkLoad]
     uplinks: int               # the ECMP members (leaf -> spine) of the leaves whose flows cross a spine
+    uplink_loads: list[LinkLoad] = Field(default_factory=list)   # each of them, idle ones included
     mmr: float | None          # max / mean offered load over those uplinks (None: no flow crosses a spine)
     jfi: float | None          # Jain's fairness index over the same uplinks
     idle_uplinks: int
@@ -122,3 +123,12 @@ class LabTraffic(Strict):
     qps: int = Field(4, ge=1, le=64)
     fault: str | None = Field(None, description="KIND:TARGET, e.g. spine-loss:spine1")
     slo: TrafficSlo = TrafficSlo()
+
+
+class Confirmation(Strict):
+    """Real packets sent along the resolved flows, counted on every switch port they leave by."""
+
+    packets_per_flow: int
+    links: int                 # switch ports that carried (or were predicted to carry) flow packets
+    matched: int               # ... whose counted packets equal the prediction
+    mismatches: list[str] = Field(default_factory=list)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from twin.model.drill import KINDS
 from twin.model.errors import PlanError
 from twin.model.lab import DrillSettings, HealthSettings, Lab, LabFile
 from twin.stages.load.loader import load_topology, pydantic_problems
@@ -44,6 +45,25 @@ def load_lab(path: Path) -> Lab:
                     continue
                 d = d.model_copy(update={"scenario": str(scenario.resolve())})
             drills.append(d)
+        traffic = []
+        for i, pattern in enumerate(spec.traffic):
+            if pattern.fault is not None:
+                kind, _, target = pattern.fault.partition(":")
+                if kind not in KINDS or not target:
+                    problems.append(doc.problem(("traffic", i, "fault"), f"'{pattern.fault}' is not KIND:TARGET",
+                                                f"write e.g. 'spine-loss:spine1'; kinds: {', '.join(KINDS)}"))
+            if (pattern.pattern == "pairs") != (pattern.pairs is not None):
+                problems.append(doc.problem(("traffic", i), "the pairs pattern takes 'pairs: FILE', the others none",
+                                            "write 'pattern: pairs' with 'pairs: FILE', or drop 'pairs:'"))
+                continue
+            if pattern.pairs is not None:
+                pairs = Path(pattern.pairs) if Path(pattern.pairs).is_absolute() else path.parent / pattern.pairs
+                if not pairs.is_file():
+                    problems.append(doc.problem(("traffic", i, "pairs"), f"pairs file {pairs} does not exist",
+                                                "fix the path (it is relative to the lab file)"))
+                    continue
+                pattern = pattern.model_copy(update={"pairs": str(pairs.resolve())})
+            traffic.append(pattern)
         try:
             settings = DrillSettings(slo=spec.slo, drills=drills)
         except ValidationError as exc:
@@ -52,7 +72,7 @@ def load_lab(path: Path) -> Lab:
             raise PlanError(problems)
         plan = plan_topology(load_topology(topo_path))
         return Lab(name=spec.name, runtime=spec.runtime, image=spec.image, health=spec.health, gnmi=spec.gnmi,
-                   drills=settings,
+                   drills=settings, traffic=traffic,
                    roce=spec.roce, plan=plan)
     plan = plan_topology(load_topology(path))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)

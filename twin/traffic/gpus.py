@@ -32,8 +32,8 @@ def parse_spec(spec: str, source: str = "--gpus") -> set[int]:
     wanted: set[int] = set()
     for part in spec.split(","):
         part = part.strip()
-        lo, _, hi = part.partition("-")
-        if not lo.isascii() or not lo.isdigit() or (hi and (not hi.isascii() or not hi.isdigit())):
+        lo, dash, hi = part.partition("-")
+        if not (lo.isascii() and lo.isdigit()) or (dash and not (hi.isascii() and hi.isdigit())):
             raise TwinError(f"{source}: '{spec}' is not a list of GPU numbers; write e.g. '0-3' or '0,2,4' "
                             "(GPU i is NIC i of every server)")
         first, last = int(lo), int(hi or lo)

@@ -129,6 +129,9 @@ def measure(plan: Plan, flows: list[Flow], paths: list[Path], gpus: dict[str, Gp
     links = [LinkLoad(a=lk[0], b=lk[2], a_port=_port(plan, lk[0], lk[1]), b_port=_port(plan, lk[2], lk[3]),
                       flows=count[lk], load=round(offered[lk] / caps.get(lk, 1.0), 4), uplink=lk in up)
              for lk in sorted(count) if lk[0] in switches and lk[2] in switches]
+    member_loads = [LinkLoad(a=lk[0], b=lk[2], a_port=_port(plan, lk[0], lk[1]), b_port=_port(plan, lk[2], lk[3]),
+                             flows=count.get(lk, 0), load=round(x, 4), uplink=True) for lk, x in zip(members, loads,
+                                                                                                     strict=True)]
     rates = max_min_rates(paths, caps)
     send: dict[str, float] = defaultdict(float)
     pair: dict[str, float] = defaultdict(float)
@@ -137,6 +140,7 @@ def measure(plan: Plan, flows: list[Flow], paths: list[Path], gpus: dict[str, Gp
         pair[f"{f.src}->{f.dst}"] += rates[k]
     busbw = min(send[g] / gpus[g].speed_mbps for g in sent) if sent else 0.0
     return Metrics(flows=len(flows), resolved=sum(p.complete for p in paths), links=links, uplinks=len(members),
+                   uplink_loads=member_loads,
                    mmr=mmr(loads), jfi=jfi(loads), idle_uplinks=sum(1 for x in loads if x <= 0),
                    busbw_share=round(busbw, 4),
                    pair_share={k: round(v / gpus[k.split("->")[0]].speed_mbps, 4) for k, v in sorted(pair.items())})

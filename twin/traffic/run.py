@@ -21,6 +21,7 @@ from twin.traffic import metrics, patterns
 from twin.traffic.gpus import lab_gpus, select
 from twin.traffic.resolve import NodeArgv, resolve
 from twin.traffic.resolve import Path as FlowPath
+from twin.traffic.seeds import SeedMode, hash_seeds
 
 Progress = Callable[[str], None]
 
@@ -75,11 +76,24 @@ def flow_key(f: Flow) -> str:
 
 
 def run_traffic(lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | None = None,
-                pairs_file: Path | None = None, progress: Progress = lambda s: None) -> TrafficReport:
+                pairs_file: Path | None = None, seed_mode: SeedMode = "kernel",
+                progress: Progress = lambda s: None) -> TrafficReport:
     pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
-    progress(f"resolving {len(pattern.flows)} flows through the switches' forwarding")
-    now = pattern.snapshot()
-    return pattern.report(now, before=now.metrics)
+    with hash_seeds(lab.plan, pattern.argv(), seed_mode):
+        progress(f"resolving {len(pattern.flows)} flows through the switches' forwarding")
+        now = pattern.snapshot()
+    return pattern.report(now, before=now.metrics, seed_mode=seed_mode)
+
+
+def run_sweep(lab: RunningLab, name: PatternName, qps_list: list[int], gpu_spec: str | None = None,
+              pairs_file: Path | None = None, seed_mode: SeedMode = "kernel",
+              progress: Progress = lambda s: None) -> list[TrafficReport]:
+    """The same pattern with each number of queue pairs per GPU pair (how many until MMR <= 1.2?)."""
+    reports = []
+    for qps in qps_list:
+        progress(f"{qps} QP(s) per pair")
+        reports.append(run_traffic(lab, name, qps, gpu_spec, pairs_file, seed_mode))
+    return reports
 
 
 def parse_fault(text: str) -> Step:
@@ -105,9 +119,17 @@ def _wait_converged(fibs: FibWatch, expected: Fib, ignore: set[str], timeout_s: 
 
 def run_with_fault(lab: RunningLab, name: PatternName, qps: int, fault_text: str, gpu_spec: str | None = None,
                    pairs_file: Path | None = None, iteration_ms: float = 1000.0, timeout_s: float = 60.0,
-                   progress: Progress = lambda s: None) -> TrafficReport:
+                   seed_mode: SeedMode = "kernel", progress: Progress = lambda s: None) -> TrafficReport:
     """The pattern before the fault, during it (once every FIB has converged) and after its restore."""
     pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
+    with hash_seeds(lab.plan, pattern.argv(), seed_mode):
+        report = _with_fault(pattern, fault_text, iteration_ms, timeout_s, progress)
+    return report.model_copy(update={"seed_mode": seed_mode})
+
+
+def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_s: float,
+                progress: Progress) -> TrafficReport:
+    lab = pattern.lab
     step = parse_fault(fault_text)
     fault = resolve_target(lab.plan, step)
     nodes, links = set(fault.nodes), {frozenset((a[0], b[0])) for a, b in fault.links}

@@ -1,0 +1,120 @@
+"""`twin traffic PATTERN`: what a collective's flows do to the fabric of a running lab."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from twin.cli.common import JsonOpt, NameOpt, console, emit_json, out, resolve_name
+from twin.model.errors import PlanError, Problem
+
+PATTERNS = ("ring-allreduce", "all-to-all", "pairs")
+MMR_TARGET = 1.2   # the sweep reports the fewest QPs with MMR at or below this
+
+
+def parse_qps(text: str) -> list[int]:
+    values: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not (part.isascii() and part.isdigit()) or not 1 <= int(part) <= 64:
+            raise PlanError([Problem("twin traffic", "--qps", f"'{text}' is not a list of QP counts 1-64",
+                                     "write e.g. --qps 4, or --qps 1,2,4,8 for a sweep")])
+        values.append(int(part))
+    return values
+
+
+def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to-all | pairs")],
+            pairs_file: Annotated[Path | None, typer.Argument(
+                help="pairs: a YAML file 'pairs: [[server1/0, server3/0], ...]' (GPU = server/index)")] = None,
+            name: NameOpt = None,
+            qps: Annotated[str, typer.Option(help="queue pairs (flows) per GPU pair; a list such as 1,2,4,8 "
+                                                  "sweeps them")] = "1",
+            gpus: Annotated[str | None, typer.Option(help="which GPUs of every server take part, e.g. 0-3 or "
+                                                          "0,2 (GPU i owns NIC i)")] = None,
+            fault: Annotated[str | None, typer.Option(help="KIND:TARGET, e.g. spine-loss:spine1: the metrics "
+                                                           "before, during (converged) and after the restore")] = None,
+            seed_mode: Annotated[str, typer.Option(help="hash seeds for this run: kernel (as the switches run), "
+                                                        "same, per-tier or per-switch")] = "kernel",
+            iteration_ms: Annotated[float, typer.Option(help="--fault: a normal training iteration's "
+                                                             "communication time, for the JCT overhead")] = 1000.0,
+            confirm: Annotated[bool, typer.Option(help="also send each flow's packets through the fabric and "
+                                                       "count them per link")] = False,
+            as_json: JsonOpt = False,
+            report: Annotated[Path | None, typer.Option(help="write JSON, Markdown and a heatmap PNG here")] = None,
+            ) -> None:
+    """Collective traffic (RoCEv2 QP flows) through the switches' real ECMP hashing: per-link load, MMR,
+    JFI, idle uplinks and AllReduce bus bandwidth; with --fault, before, during and after a failure."""
+    from twin.lab.running import RunningLab
+    from twin.model.traffic import PatternName
+    from twin.report.traffic import traffic_table, write_traffic_reports
+    from twin.traffic.run import run_sweep, run_traffic, run_with_fault
+    from twin.traffic.seeds import SEED_MODES, SeedMode
+
+    if pattern not in PATTERNS:
+        raise PlanError([Problem("twin traffic", "PATTERN", f"unknown pattern '{pattern}'",
+                                 f"patterns: {', '.join(PATTERNS)}")])
+    if (pattern == "pairs") != (pairs_file is not None):
+        raise PlanError([Problem("twin traffic", "PAIRS", "the pairs pattern takes a file, the others none",
+                                 "write 'twin traffic pairs FILE' or 'twin traffic ring-allreduce'")])
+    if seed_mode not in SEED_MODES:
+        raise PlanError([Problem("twin traffic", "--seed-mode", f"unknown seed mode '{seed_mode}'",
+                                 f"modes: {', '.join(SEED_MODES)}")])
+    counts = parse_qps(qps)
+    if fault is not None and len(counts) > 1:
+        raise PlanError([Problem("twin traffic", "--qps", "a sweep and --fault do not go together",
+                                 "give one QP count with --fault")])
+    if report is not None:
+        from twin.host.owned import check_folder
+
+        check_folder(report, "twin traffic --report")
+    lab = RunningLab.load(resolve_name(name))
+    kind: PatternName = pattern  # type: ignore[assignment]
+    mode: SeedMode = seed_mode  # type: ignore[assignment]
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True) as progress:
+        task = progress.add_task(f"traffic {pattern}", total=None)
+
+        def step(s: str) -> None:
+            progress.update(task, description=f"traffic {pattern}: {s}")
+
+        if fault is not None:
+            reports = [run_with_fault(lab, kind, counts[0], fault, gpus, pairs_file, iteration_ms,
+                                      seed_mode=mode, progress=step)]
+        elif len(counts) > 1:
+            reports = run_sweep(lab, kind, counts, gpus, pairs_file, mode, step)
+        else:
+            reports = [run_traffic(lab, kind, counts[0], gpus, pairs_file, mode, step)]
+        confirmed = None
+        if confirm:
+            from twin.traffic.confirm import confirm_paths
+
+            step("sending the flows' packets and counting them per link")
+            confirmed = confirm_paths(lab, reports[-1])
+    if report is not None:
+        written = [p for r in reports for p in write_traffic_reports(r, report)]
+        if not as_json:
+            console.print("reports: " + ", ".join(str(p) for p in written))
+    docs = [r.model_dump(mode="json") for r in reports]
+    if confirmed is not None:
+        docs[-1]["confirmation"] = confirmed.model_dump(mode="json")
+    if as_json:
+        if len(docs) == 1:
+            emit_json(docs[0])
+        else:
+            fit = next((r.qps for r in reports if r.mmr is not None and r.mmr <= MMR_TARGET), None)
+            emit_json({"pattern": pattern, "sweep": docs, "mmr_target": MMR_TARGET, "qps_for_mmr_target": fit})
+    else:
+        for r in reports:
+            out.print(traffic_table(r))
+        if confirmed is not None:
+            out.print(f"confirmation: {confirmed.matched}/{confirmed.links} links carried exactly the packets their "
+                      f"resolved flows predict ({confirmed.packets_per_flow} packets per flow)")
+    bad_confirm = confirmed is not None and confirmed.matched != confirmed.links
+    raise typer.Exit(1 if bad_confirm else 0)
+
+
+def register(app: typer.Typer) -> None:
+    app.command(name="traffic")(traffic)

@@ -1,0 +1,115 @@
+"""`twin traffic`'s reports: a rich table, a Markdown summary, a leaf x spine heatmap (PNG) and the
+report folder (`--report DIR`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+from rich.table import Table
+
+from twin.host.owned import Content, write_owned
+from twin.model.traffic import LinkLoad, Metrics, TrafficReport
+
+MOMENTS = ("before", "during", "after")
+
+
+def _num(value: float | None, fmt: str = "{:.2f}") -> str:
+    return "-" if value is None else fmt.format(value)
+
+
+def moments(r: TrafficReport) -> list[tuple[str, Metrics]]:
+    return [(name, m) for name in MOMENTS if (m := getattr(r, name)) is not None]
+
+
+def traffic_table(r: TrafficReport) -> Table:
+    title = f"{r.pattern} on {r.lab}: {r.gpus} GPUs, {r.qps} QP(s) per pair, {r.flows} flows"
+    if r.fault:
+        title += f", fault {r.fault}"
+    table = Table(title=title, title_justify="left")
+    for col in ("", "resolved", "MMR", "JFI", "idle uplinks", "busiest uplink", "busbw share"):
+        table.add_column(col, justify="right" if col else "left")
+    for name, m in moments(r):
+        busiest = max(m.uplink_loads, key=lambda lk: lk.load, default=None)
+        table.add_row(name, f"{m.resolved}/{m.flows}", _num(m.mmr), _num(m.jfi, "{:.3f}"),
+                      f"{m.idle_uplinks}/{m.uplinks}",
+                      f"{busiest.a}->{busiest.b} {busiest.flows} flows" if busiest and busiest.flows else "-",
+                      f"{m.busbw_share:.0%}")
+    return table
+
+
+def traffic_markdown(r: TrafficReport) -> str:
+    lines = [f"## twin traffic {r.pattern} on {r.lab}", "",
+             f"{r.gpus} GPUs, {r.qps} queue pair(s) per GPU pair, {r.flows} flows (UDP dport 4791)"
+             + (f"; fault {r.fault}" if r.fault else ""), "",
+             "| moment | resolved | MMR | JFI | idle uplinks | busbw share |", "|---|---|---|---|---|---|"]
+    for name, m in moments(r):
+        lines.append(f"| {name} | {m.resolved}/{m.flows} | {_num(m.mmr)} | {_num(m.jfi, '{:.3f}')} | "
+                     f"{m.idle_uplinks}/{m.uplinks} | {m.busbw_share:.0%} |")
+    if r.blast_radius is not None:
+        b = r.blast_radius
+        lines += ["", f"Outage (injection to every FIB converged): {_num(r.outage_ms, '{:.0f}')} ms; "
+                  f"JCT overhead of the failure iteration ({_num(r.iteration_ms, '{:.0f}')} ms): "
+                  f"{_num(r.jct_overhead, '{:.1%}') if r.jct_overhead is not None else 'the collective stalls'}",
+                  f"Healthy flows moved anyway: {b.moved_healthy} ({b.moved_healthy_share:.0%})",
+                  f"GPU pairs losing bandwidth: {len(b.pairs)}; rails: "
+                  + (", ".join(f"{k} (-{v:.0%})" for k, v in b.rails.items()) or "none")]
+    return "\n".join(lines) + "\n"
+
+
+def _matrix(loads: list[LinkLoad]) -> tuple[list[str], list[str], list[list[float]]]:
+    """Leaf x spine: the mean offered load of the uplinks from each leaf to each spine."""
+    leaves = sorted({lk.a for lk in loads}, key=_natural)
+    spines = sorted({lk.b for lk in loads}, key=_natural)
+    cells: dict[tuple[str, str], list[float]] = {}
+    for lk in loads:
+        cells.setdefault((lk.a, lk.b), []).append(lk.load)
+    grid = [[sum(cells.get((leaf, spine), [0.0])) / len(cells.get((leaf, spine), [0.0])) for spine in spines]
+            for leaf in leaves]
+    return leaves, spines, grid
+
+
+def _natural(name: str) -> tuple[str, int]:
+    stem = name.rstrip("0123456789")
+    return stem, int(name[len(stem):] or 0)
+
+
+def heatmap_png(r: TrafficReport, path: Path) -> None:
+    """One panel per moment: leaves down, spines across, colour = offered load of that uplink."""
+    panels = [(name, m) for name, m in moments(r) if m.uplink_loads] or [("now", Metrics(
+        flows=r.flows, resolved=r.flows, links=r.links, uplinks=0, mmr=None, jfi=None, idle_uplinks=0,
+        busbw_share=r.busbw_share))]
+    top = max((lk.load for _, m in panels for lk in m.uplink_loads), default=1.0) or 1.0
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 + 3 * len(panels), 6), squeeze=False)
+    image = None
+    for ax, (name, m) in zip(axes[0], panels, strict=True):
+        leaves, spines, grid = _matrix(m.uplink_loads)
+        if not leaves:
+            ax.set_title(f"{name}: no flow crosses a spine")
+            ax.axis("off")
+            continue
+        image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=top, aspect="auto")
+        ax.set_xticks(range(len(spines)), spines, rotation=45, ha="right")
+        ax.set_yticks(range(len(leaves)), leaves)
+        ax.set_title(f"{name}: MMR {_num(m.mmr)}, JFI {_num(m.jfi, '{:.3f}')}")
+        for y, row in enumerate(grid):
+            for x, value in enumerate(row):
+                ax.text(x, y, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if value < top / 2 else "black")
+    if image is not None:
+        fig.colorbar(image, ax=axes[0].tolist(), label="offered load / line rate")
+    fig.suptitle(f"{r.pattern}, {r.qps} QP(s) per pair on {r.lab}" + (f", fault {r.fault}" if r.fault else ""))
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+    plt.close(fig)
+
+
+def write_traffic_reports(r: TrafficReport, directory: Path) -> list[Path]:
+    """JSON, Markdown and the heatmap, named after the lab, pattern and QPs (earlier reports stay)."""
+    stem = f"{r.lab}-{r.pattern}-{r.qps}qp" + (f"-{r.fault.replace(':', '-')}" if r.fault else "")
+    files: dict[str, Content] = {f"{stem}.json": r.model_dump_json(indent=1),
+                                 f"{stem}.md": traffic_markdown(r),
+                                 f"{stem}.png": lambda path: heatmap_png(r, path)}
+    return write_owned(directory, files, "twin traffic --report", prune=False)
