@@ -66,6 +66,9 @@ def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to
     if fault is not None and len(counts) > 1:
         raise PlanError([Problem("twin traffic", "--qps", "a sweep and --fault do not go together",
                                  "give one QP count with --fault")])
+    if confirm and (fault is not None or len(counts) > 1):
+        raise PlanError([Problem("twin traffic", "--confirm", "confirmation sends one pattern's packets once",
+                                 "use --confirm with one QP count and no --fault")])
     if report is not None:
         from twin.host.owned import check_folder
 
@@ -86,20 +89,13 @@ def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to
         elif len(counts) > 1:
             reports = run_sweep(lab, kind, counts, gpus, pairs_file, mode, step)
         else:
-            reports = [run_traffic(lab, kind, counts[0], gpus, pairs_file, mode, step)]
-        confirmed = None
-        if confirm:
-            from twin.traffic.confirm import confirm_paths
-
-            step("sending the flows' packets and counting them per link")
-            confirmed = confirm_paths(lab, reports[-1])
+            reports = [run_traffic(lab, kind, counts[0], gpus, pairs_file, mode, confirm, step)]
+    confirmed = reports[-1].confirmation
     if report is not None:
         written = [p for r in reports for p in write_traffic_reports(r, report)]
         if not as_json:
             console.print("reports: " + ", ".join(str(p) for p in written))
     docs = [r.model_dump(mode="json") for r in reports]
-    if confirmed is not None:
-        docs[-1]["confirmation"] = confirmed.model_dump(mode="json")
     if as_json:
         if len(docs) == 1:
             emit_json(docs[0])

@@ -82,6 +82,15 @@ class BlastRadius(Strict):
     moved_healthy_share: float  # ... as a share of the flows whose path did not touch the fault
 
 
+class Confirmation(Strict):
+    """Real packets sent along the resolved flows, counted on every switch port they leave by."""
+
+    packets_per_flow: int
+    links: int                 # switch ports that carried (or were predicted to carry) flow packets
+    matched: int               # ... whose counted packets equal the prediction
+    mismatches: list[str] = Field(default_factory=list)
+
+
 class TrafficReport(Strict):
     lab: str
     pattern: PatternName
@@ -104,6 +113,7 @@ class TrafficReport(Strict):
     jct_overhead: float | None = None        # the failure iteration's extra time, as a share of a normal one
     iteration_ms: float | None = None
     paths: dict[str, list[str]] = Field(default_factory=dict)   # flow key -> nodes, for `--json` readers
+    confirmation: Confirmation | None = None
 
 
 class TrafficSlo(Strict):
@@ -124,11 +134,3 @@ class LabTraffic(Strict):
     fault: str | None = Field(None, description="KIND:TARGET, e.g. spine-loss:spine1")
     slo: TrafficSlo = TrafficSlo()
 
-
-class Confirmation(Strict):
-    """Real packets sent along the resolved flows, counted on every switch port they leave by."""
-
-    packets_per_flow: int
-    links: int                 # switch ports that carried (or were predicted to carry) flow packets
-    matched: int               # ... whose counted packets equal the prediction
-    mismatches: list[str] = Field(default_factory=list)

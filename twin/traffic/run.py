@@ -18,6 +18,7 @@ from twin.model.errors import DrillError, TwinError
 from twin.model.traffic import Flow, Gpu, Metrics, PatternName, TrafficReport
 from twin.runtime.registry import runtime_of
 from twin.traffic import metrics, patterns
+from twin.traffic.confirm import confirm_paths
 from twin.traffic.gpus import lab_gpus, select
 from twin.traffic.resolve import NodeArgv, resolve
 from twin.traffic.resolve import Path as FlowPath
@@ -76,13 +77,19 @@ def flow_key(f: Flow) -> str:
 
 
 def run_traffic(lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | None = None,
-                pairs_file: Path | None = None, seed_mode: SeedMode = "kernel",
+                pairs_file: Path | None = None, seed_mode: SeedMode = "kernel", confirm: bool = False,
                 progress: Progress = lambda s: None) -> TrafficReport:
+    """The pattern on the fabric as it is; with `confirm`, its packets sent and counted too (under the
+    same hash seeds as the resolution)."""
     pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
     with hash_seeds(lab.plan, pattern.argv(), seed_mode):
         progress(f"resolving {len(pattern.flows)} flows through the switches' forwarding")
         now = pattern.snapshot()
-    return pattern.report(now, before=now.metrics, seed_mode=seed_mode)
+        report = pattern.report(now, before=now.metrics, seed_mode=seed_mode)
+        if confirm:
+            progress("sending the flows' packets and counting them per switch port")
+            report = report.model_copy(update={"confirmation": confirm_paths(lab, report)})
+    return report
 
 
 def run_sweep(lab: RunningLab, name: PatternName, qps_list: list[int], gpu_spec: str | None = None,
