@@ -49,6 +49,8 @@ def test_good_configs_pass_every_stage(tmp_path: Path, configs: Path) -> None:
     props = {p.get("name"): float(p.get("value", "nan"))
              for p in cases["drill spine-loss spine1"].iter("property")}
     assert props["loss_ms"] <= 200 and "converge_ms" in props
+    traffic = {p.get("name"): float(p.get("value", "nan")) for p in cases["traffic all-to-all 4qp"].iter("property")}
+    assert traffic["busbw_share"] >= 0.5 and 0.5 <= traffic["jfi"] <= 1
     assert summary.startswith("## twin ci: passed")
 
 

@@ -256,3 +256,27 @@ def test_judge_and_reports(tmp_path: Path) -> None:
     png = tmp_path / "heat.png"
     heatmap_png(report, png)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ("{pattern: all-to-all, fault: spine1}", "'spine1' is not KIND:TARGET"),
+    ("{pattern: pairs}", "the pairs pattern takes 'pairs: FILE'"),
+    ("{pattern: pairs, pairs: nowhere.yaml}", "pairs file .*nowhere.yaml does not exist"),
+    ("{pattern: ring-allreduce, qps: 0}", "qps"),
+    ("{pattern: ring-allreduce, slo: {mmr_max: 0.5}}", "mmr_max"),
+])
+def test_a_labs_traffic_entries_are_checked_with_their_line(tmp_path: Path, entry: str, message: str) -> None:
+    lab = tmp_path / "lab.yaml"
+    lab.write_text(f"name: t\ntopology: {LABS.parent / 'topologies' / 'clos-4x8.yaml'}\ntraffic:\n  - {entry}\n")
+    with pytest.raises(PlanError, match=message) as info:
+        load_lab(lab)
+    assert "lab.yaml:4" in str(info.value)
+
+
+def test_a_labs_pairs_file_is_found_next_to_it(tmp_path: Path) -> None:
+    (tmp_path / "p.yaml").write_text("pairs:\n  - [server1/0, server3/0]\n")
+    lab = tmp_path / "lab.yaml"
+    lab.write_text(f"name: t\ntopology: {LABS.parent / 'topologies' / 'clos-4x8.yaml'}\n"
+                   "traffic:\n  - {pattern: pairs, pairs: p.yaml, fault: 'spine-loss:spine1'}\n")
+    (entry,) = load_lab(lab).traffic
+    assert entry.pairs == str((tmp_path / "p.yaml").resolve()) and entry.fault == "spine-loss:spine1"

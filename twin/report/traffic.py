@@ -83,8 +83,10 @@ def heatmap_png(r: TrafficReport, path: Path) -> None:
         flows=r.flows, resolved=r.flows, links=r.links, uplinks=0, mmr=None, jfi=None, idle_uplinks=0,
         busbw_share=r.busbw_share))]
     top = max((lk.load for _, m in panels for lk in m.uplink_loads), default=1.0) or 1.0
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 + 3 * len(panels), 6), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3 + 3.5 * len(panels), 6.5), squeeze=False,
+                             layout="constrained")
     image = None
+    shown: list[str] = []
     for ax, (name, m) in zip(axes[0], panels, strict=True):
         leaves, spines, grid = _matrix(m.uplink_loads)
         if not leaves:
@@ -93,7 +95,8 @@ def heatmap_png(r: TrafficReport, path: Path) -> None:
             continue
         image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=top, aspect="auto")
         ax.set_xticks(range(len(spines)), spines, rotation=45, ha="right")
-        ax.set_yticks(range(len(leaves)), leaves)
+        ax.set_yticks(range(len(leaves)), leaves if leaves != shown else [""] * len(leaves))
+        shown = leaves
         ax.set_title(f"{name}: MMR {_num(m.mmr)}, JFI {_num(m.jfi, '{:.3f}')}")
         for y, row in enumerate(grid):
             for x, value in enumerate(row):
@@ -102,7 +105,7 @@ def heatmap_png(r: TrafficReport, path: Path) -> None:
     if image is not None:
         fig.colorbar(image, ax=axes[0].tolist(), label="offered load / line rate")
     fig.suptitle(f"{r.pattern}, {r.qps} QP(s) per pair on {r.lab}" + (f", fault {r.fault}" if r.fault else ""))
-    fig.savefig(path, dpi=100, bbox_inches="tight")
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
