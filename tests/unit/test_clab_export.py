@@ -15,25 +15,16 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from twin.export import clab as clab_mod
-from twin.export.clab import (
-    CLAB_IMAGE,
-    FRR_INIT,
-    ClabCommand,
-    ClabKind,
-    clab_inspect_nodes,
-    clab_topology,
-    daemons_file,
-    default_image,
-    missing_message,
-    schema_found,
-    validate_clab,
-    write_clab,
-)
-from twin.kinds.host import HOST_SYSCTLS, SWITCH_SYSCTLS
+from twin.export.containerlab import schema_found, validate_clab, write_clab
+from twin.kinds.facts import ClabKind
+from twin.kinds.frr_switch import SWITCH_SYSCTLS
+from twin.kinds.host import HOST_SYSCTLS
 from twin.kinds.sonic_vs import missing_ports, sonic_vs_iface, sonic_vs_port
 from twin.model.errors import TwinError
 from twin.model.plan import Plan
+from twin.runtime.clab import command as clab_mod
+from twin.runtime.clab.command import CLAB_IMAGE, ClabCommand, clab_inspect_nodes, missing_message
+from twin.runtime.clab.topology import FRR_INIT, clab_topology, daemons_file, default_image
 from twin.stages.lab_file import load_lab
 from twin.stages.load.clab_import import sonic_iface
 from twin.stages.render.config_db import build_config_db, dumps
