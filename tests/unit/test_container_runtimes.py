@@ -12,9 +12,9 @@ import pytest
 
 from twin.export.containerlab import schema_found, validate_clab
 from twin.kinds import sonic_vs
+from twin.kinds.registry import get_kind
 from twin.model.errors import TwinError
 from twin.model.plan import Plan
-from twin.kinds.registry import get_kind
 from twin.runtime.clab.deploy import ClabRuntime, clab_name, runtime_topology
 from twin.runtime.docker.runtime import CAPABILITIES, DockerRuntime, container_spec, host_config_spec
 from twin.runtime.image import INPUTS_LABEL, ImageSpec

@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -19,6 +19,9 @@ from twin import __version__
 from twin.model.errors import TwinError
 
 ClabKind = Literal["linux", "sonic-vs"]
+# How runtimes start a node of the kind: twin's switch (databases, kernel, FRR from config_db.json),
+# the user's FRR files, a server's per-NIC set-up, or SONiC-VS's boot order (twin.kinds.sonic_vs).
+Boot = Literal["twin-switch", "frr", "server", "sonic-vs"]
 
 
 class _Facts(BaseModel):
@@ -37,6 +40,12 @@ class ContainerFacts(_Facts):
     # run-directory sub-folder ("." for itself) -> where it is bound inside the container
     run_dir_binds: dict[str, str] = {}
 
+    def create_options(self) -> dict[str, Any]:
+        """create_container keywords beyond the image's defaults ({} when it keeps them)."""
+        if self.entrypoint is None and not self.tty and not self.stdin_open:
+            return {}
+        return {"entrypoint": self.entrypoint, "tty": self.tty, "stdin_open": self.stdin_open}
+
     def binds(self, rundir: Path) -> dict[str, dict[str, str]]:
         """run_dir_binds as the Engine API wants binds, the folders made."""
         out = {}
@@ -52,6 +61,7 @@ class KindFacts(_Facts):
     summary: str
     plan_kind: Literal["switch", "router", "host"]   # NodePlan.kind of the nodes of this kind
     clab_kind: ClabKind                           # containerlab's kind for such a node
+    boot: Boot                                    # how runtimes start it
     # The image it runs by default; "{version}" is twin's version. None: the lab's switch image decides.
     image: str | None = None
     image_pattern: str | None = None              # switch images that make a switch this kind (regex)

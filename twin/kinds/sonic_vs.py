@@ -136,8 +136,7 @@ def binds(rundir: Path) -> dict[str, dict[str, str]]:
 
 def container_overrides() -> dict[str, Any]:
     """Entrypoint /bin/bash held open by a terminal, as containerlab's sonic-vs kind creates it."""
-    c = FACTS.container
-    return {"entrypoint": c.entrypoint, "tty": c.tty, "stdin_open": c.stdin_open}
+    return FACTS.container.create_options()
 
 
 def linked_ports(node: NodePlan, db: dict[str, dict[str, Any]] | None = None) -> list[str]:

@@ -242,10 +242,10 @@ def start_linux_node(start: NodeStart, procs: NodeProcesses) -> list[str]:
     """Start a server, twin's FRR switch or an imported FRR router, by its kind."""
     rundir = node_dir(start.lab, start.node.name)
     rundir.mkdir(parents=True, exist_ok=True)
-    starter = _STARTERS.get(start.kind.facts.name)
+    starter = _STARTERS.get(start.kind.facts.boot)
     if starter is None:
         raise RuntimeBackendError(f"{start.node.name}: this runtime cannot start a node of kind "
-                                  f"'{start.kind.facts.name}'")
+                                  f"'{start.kind.facts.name}' (boot: {start.kind.facts.boot})")
     return starter(start, procs, rundir)
 
 
@@ -286,8 +286,9 @@ def _start_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[
     return _start_frr(start, procs, rundir, conf)
 
 
+# a kind's boot -> how it starts (sonic-vs boots in its container: the container runtimes do that)
 _STARTERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], list[str]]] = {
-    "host": _start_host, "frr-switch": _start_switch, "frr-router": _start_router}
+    "server": _start_host, "twin-switch": _start_switch, "frr": _start_router}
 
 
 def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:

@@ -26,7 +26,6 @@ from typing import Any
 from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client
 from twin.host.rundir import LabState, lab_dir, node_dir
 from twin.host.shell import run
-from twin.kinds import sonic_vs
 from twin.kinds.registry import kind_of, switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import Plan
@@ -118,7 +117,7 @@ class ClabPlacement:
         return  # containerlab made them
 
     def start_node(self, start: NodeStart) -> list[str]:
-        if start.kind is sonic_vs.KIND:  # containerlab's sonic-vs kind started supervisord itself
+        if start.kind.facts.boot == "sonic-vs":  # containerlab's sonic-vs kind started supervisord itself
             return containers.boot_sonic(start.lab, start.node, clab_container(start.lab, start.node.name),
                                          supervisord=False)
         if start.kind.facts.plan_kind != "host":

@@ -138,7 +138,7 @@ def _node_entry(plan: Plan, node: NodePlan, *, kind: ClabKind, image: str, hosts
     entry: dict[str, Any] = {"kind": node_kind.facts.clab_kind,
                              "image": image if node.kind == "switch" else hosts_image,
                              "labels": {"twin-role": node.role}}
-    entry["exec"] = _EXEC[node_kind.facts.name](plan, node, node_kind)
+    entry["exec"] = _EXEC[node_kind.facts.boot](plan, node, node_kind)
     if binds:
         entry["binds"] = binds
     return entry
@@ -189,12 +189,12 @@ def sonic_vs_exec(plan: Plan, node: NodePlan) -> list[str]:
     return lines + [x for x in node.exec if x not in lines]
 
 
-# node kind -> its `exec:` lines
+# a kind's boot -> its `exec:` lines
 _EXEC: dict[str, Callable[[Plan, NodePlan, NodeKind], list[str]]] = {
-    "frr-switch": switch_exec,
+    "twin-switch": switch_exec,
     "sonic-vs": lambda plan, node, kind: sonic_vs_exec(plan, node),
-    "frr-router": lambda plan, node, kind: router_exec(node, kind),
-    "host": lambda plan, node, kind: host_exec(node, kind),
+    "frr": lambda plan, node, kind: router_exec(node, kind),
+    "server": lambda plan, node, kind: host_exec(node, kind),
 }
 
 

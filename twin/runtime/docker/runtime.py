@@ -84,12 +84,11 @@ class ContainerPlacement:
             rundir = node_dir(state.lab, node.name)
             rundir.mkdir(parents=True, exist_ok=True)
             kind = kind_of(node, self.images.switches)
-            if kind is sonic_vs.KIND:
+            if kind.facts.boot == "sonic-vs":
                 sonic_vs.write_config(state.lab, plan, node)
             host_config = api.create_host_config(**host_config_spec(kind, rundir))
             spec = container_spec(state.lab, node, self.images.image_of(node))
-            if kind is sonic_vs.KIND:
-                spec.update(sonic_vs.container_overrides())
+            spec.update(kind.facts.container.create_options())
             net = None
             if node.name in mgmt_ip:
                 net = api.create_networking_config({network_name(state.lab): api.create_endpoint_config(
@@ -109,7 +108,7 @@ class ContainerPlacement:
         ip_batch(wiring.link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
 
     def start_node(self, start: NodeStart) -> list[str]:
-        if start.kind is sonic_vs.KIND:
+        if start.kind.facts.boot == "sonic-vs":
             return containers.boot_sonic(start.lab, start.node, container_name(start.lab, start.node.name),
                                          supervisord=True)
         return start_linux_node(start, self)
