@@ -16,6 +16,7 @@ from twin.kinds.registry import get_kind
 from twin.model.errors import TwinError
 from twin.model.plan import Plan
 from twin.runtime.clab.deploy import ClabRuntime, clab_name, runtime_topology
+from twin.runtime.containers import container_names
 from twin.runtime.docker.runtime import CAPABILITIES, DockerRuntime, container_spec, host_config_spec
 from twin.runtime.image import INPUTS_LABEL, ImageSpec
 from twin.runtime.registry import get_runtime
@@ -86,7 +87,7 @@ def test_sonic_images_are_recognised(image: str, sonic: bool) -> None:
 
 
 def test_sonic_vs_plan_uses_eth_names_and_boot_order(plan: Plan) -> None:
-    small = sonic_vs.with_container_names(plan)
+    small = container_names(plan, get_kind("sonic-vs"))
     leaf = small.node("leaf1")
     assert [(i.name, i.kernel) for i in leaf.interfaces[:2]] == [("Ethernet0", "eth1"), ("Ethernet4", "eth2")]
     assert small.node("server1").interfaces == plan.node("server1").interfaces

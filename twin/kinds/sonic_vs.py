@@ -118,17 +118,6 @@ def missing_ports(plan: Plan) -> list[str]:
     return ["; ".join(parts) + f"; set 'fabric: {{hwsku: {SKU}, radix: {PORTS}}}' in the topology"]
 
 
-def with_container_names(plan: Plan) -> Plan:
-    """The plan with every switch port's kernel name as sonic-vs names it (ethN)."""
-    nodes = []
-    for node in plan.nodes:
-        if node.kind == "switch":
-            ifaces = [i.model_copy(update={"kernel": sonic_vs_iface(i.name)}) for i in node.interfaces]
-            node = node.model_copy(update={"interfaces": ifaces})
-        nodes.append(node)
-    return plan.model_copy(update={"nodes": nodes})
-
-
 def binds(rundir: Path) -> dict[str, dict[str, str]]:
     """FRR's sockets into the run directory (vtysh from the host), redis's socket (sonic_vs.yaml)."""
     return FACTS.container.binds(rundir)

@@ -17,10 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ipaddress import IPv4Network
 from pathlib import Path
 
-from twin.host.rundir import (
-    LabState,
-    known_labs,
-)
+from twin.host.rundir import LabState, known_labs
 from twin.host.shell import in_netns, ip_batch, list_netns, run
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
