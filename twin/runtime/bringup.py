@@ -41,10 +41,8 @@ from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.protocol import ProgressFn, check_lab_name
 from twin.runtime.wiring import (
-    MGMT_INDEX,
     host_routes,
     kill,
-    mgmt_netns,
     node_netns,
     owned_netns,
     parallel,
@@ -215,25 +213,6 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     save_state(state)
     progress("all nodes started", nodes, nodes)
     return state
-
-
-# -- the management network of the embedded runtime ---------------------------------------------
-
-def create_namespaces(state: LabState, plan: Plan, subnet: IPv4Network) -> None:
-    """One namespace per node, and the management bridge in its own namespace (`tw.<lab>`)."""
-    lab = state.lab
-    ip_batch([f"netns add {ns}" for ns in state.netns])
-    mgmt = mgmt_netns(lab)
-    host_lines = [f"link add name tw-{lab} type veth peer name up0 netns {mgmt}"]
-    mgmt_lines = ["link set dev lo up", "link add br0 type bridge", "link set dev br0 up",
-                  "link set dev up0 master br0 up"]
-    for i, n in enumerate(plan.switches):
-        host_lines.append(f"link add name eth0 index {MGMT_INDEX + 2 * i} netns {node_netns(lab, n.name)} "
-                          f"type veth peer name m{i} index {MGMT_INDEX + 2 * i + 1} netns {mgmt}")
-        mgmt_lines.append(f"link set dev m{i} master br0 up")
-    ip_batch(host_lines)
-    ip_batch(mgmt_lines, netns=mgmt)
-    ip_batch([f"address add {state.mgmt_host}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
 
 
 # -- starting one node that runs Linux: twin's FRR switch, an FRR router, a server --------------

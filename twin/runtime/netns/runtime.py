@@ -19,12 +19,30 @@ from twin.kinds.registry import NodeKind, switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.runtime import wiring
-from twin.runtime.bringup import NodeStart, bring_up, create_namespaces, start_linux_node, tear_down
+from twin.runtime.bringup import NodeStart, bring_up, start_linux_node, tear_down
 from twin.runtime.confine import HOW as CONFINED
 from twin.runtime.confine import confined_argv
 from twin.runtime.protocol import ProgressFn
 from twin.switch.frr_daemons import daemon_env, vtysh
 from twin.switch.sonic_cli import tool_argv
+
+
+def create_namespaces(state: LabState, plan: Plan, subnet: IPv4Network) -> None:
+    """One namespace per node, and the management bridge in its own namespace (`tw.<lab>`)."""
+    lab = state.lab
+    ip_batch([f"netns add {ns}" for ns in state.netns])
+    mgmt = wiring.mgmt_netns(lab)
+    host_lines = [f"link add name tw-{lab} type veth peer name up0 netns {mgmt}"]
+    mgmt_lines = ["link set dev lo up", "link add br0 type bridge", "link set dev br0 up",
+                  "link set dev up0 master br0 up"]
+    for i, n in enumerate(plan.switches):
+        index = wiring.MGMT_INDEX + 2 * i
+        host_lines.append(f"link add name eth0 index {index} netns {wiring.node_netns(lab, n.name)} "
+                          f"type veth peer name m{i} index {index + 1} netns {mgmt}")
+        mgmt_lines.append(f"link set dev m{i} master br0 up")
+    ip_batch(host_lines)
+    ip_batch(mgmt_lines, netns=mgmt)
+    ip_batch([f"address add {state.mgmt_host}/{subnet.prefixlen} dev tw-{lab}", f"link set dev tw-{lab} up"])
 
 
 class NamespacePlacement:
