@@ -54,10 +54,12 @@ def get_kind(name: str) -> NodeKind:
 def switch_kind(image: str | None) -> NodeKind:
     """The kind of the lab's switches when they run `image`: the switch kind whose image_pattern
     matches it, else twin's own FRR switch."""
+    if not image:
+        return get_kind(DEFAULT_SWITCH)
     for name in KINDS:
         kind = get_kind(name)
         pattern = kind.facts.image_pattern
-        if kind.facts.plan_kind == "switch" and pattern and image and re.search(pattern, image):
+        if kind.facts.plan_kind == "switch" and pattern and re.search(pattern, image):
             return kind
     return get_kind(DEFAULT_SWITCH)
 
