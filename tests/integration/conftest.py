@@ -35,8 +35,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def _absent_tools() -> dict[str, str]:
     """Marker -> why its tests cannot run on this machine (only for what is missing)."""
-    from twin.export.clab import ClabCommand
     from twin.host.dockerapi import engine_running
+    from twin.runtime.clab.command import ClabCommand
 
     absent = {}
     docker = engine_running()

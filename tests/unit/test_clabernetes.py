@@ -11,7 +11,6 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from twin.export.clab import ClabKind, default_image, schema_found, validate_clab
 from twin.export.clabernetes import (
     API_VERSION,
     CONFIGMAPS_FILE,
@@ -21,8 +20,11 @@ from twin.export.clabernetes import (
     k8s_name,
     names_no_registry,
 )
+from twin.export.containerlab import schema_found, validate_clab
+from twin.kinds.facts import ClabKind
 from twin.model.errors import TwinError
 from twin.model.plan import Plan
+from twin.runtime.clab.topology import default_image
 from twin.stages.lab_file import load_lab
 from twin.stages.render.config_db import build_config_db, dumps
 

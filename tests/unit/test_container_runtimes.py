@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from twin.export.clab import schema_found, validate_clab
+from twin.export.containerlab import schema_found, validate_clab
 from twin.kinds import sonic_vs
+from twin.kinds.registry import get_kind
 from twin.model.errors import TwinError
 from twin.model.plan import Plan
-from twin.runtime.clab import ClabRuntime, clab_name, runtime_topology
-from twin.runtime.docker import CAPABILITIES, DockerRuntime, container_spec, host_config_spec
+from twin.runtime.clab.deploy import ClabRuntime, clab_name, runtime_topology
+from twin.runtime.containers import container_names
+from twin.runtime.docker.runtime import CAPABILITIES, DockerRuntime, container_spec, host_config_spec
 from twin.runtime.image import INPUTS_LABEL, ImageSpec
 from twin.runtime.registry import get_runtime
 from twin.stages.lab_file import load_lab
@@ -47,12 +49,12 @@ def test_image_recipe_is_debootstrap_minbase_with_frr() -> None:
 
 
 def test_containers_get_capabilities_never_privileged(plan: Plan, tmp_path: Path) -> None:
-    leaf, server = plan.node("leaf1"), plan.node("server1")
-    hc = host_config_spec(leaf, tmp_path, sonic=False)
+    leaf = plan.node("leaf1")
+    hc = host_config_spec(get_kind("frr-switch"), tmp_path)
     assert hc["cap_add"] == CAPABILITIES == ["NET_ADMIN", "NET_RAW", "SYS_ADMIN"]
     assert "privileged" not in hc
     assert hc["binds"] == {str(tmp_path): {"bind": str(tmp_path), "mode": "rw"}}
-    assert hc["network_mode"] is None and host_config_spec(server, tmp_path, sonic=False)["network_mode"] == "none"
+    assert hc["network_mode"] is None and host_config_spec(get_kind("host"), tmp_path)["network_mode"] == "none"
     spec = container_spec("lab1", leaf, "twin-switch:0.1.0")
     assert spec["name"] == "tw-lab1-leaf1" and spec["hostname"] == "leaf1"
     assert spec["labels"] == {"org.twin.lab": "lab1", "org.twin.node": "leaf1", "org.twin.role": "leaf"}
@@ -69,8 +71,8 @@ def test_docker_exec_argv_finds_the_nodes_frr(plan: Plan) -> None:
 
 
 def test_runtime_registry_and_image_option() -> None:
-    assert get_runtime("docker", "docker-sonic-vs:202311").sonic  # type: ignore[attr-defined]
-    assert not get_runtime("docker").sonic  # type: ignore[attr-defined]
+    assert DockerRuntime("docker-sonic-vs:202311").images.switches.facts.name == "sonic-vs"
+    assert DockerRuntime().images.switches.facts.name == "frr-switch"
     with pytest.raises(TwinError, match="--image needs a container runtime"):
         get_runtime("netns", "twin-switch:0.1.0")
     with pytest.raises(TwinError, match="available: netns, docker, clab"):
@@ -85,7 +87,7 @@ def test_sonic_images_are_recognised(image: str, sonic: bool) -> None:
 
 
 def test_sonic_vs_plan_uses_eth_names_and_boot_order(plan: Plan) -> None:
-    small = sonic_vs.with_container_names(plan)
+    small = container_names(plan, get_kind("sonic-vs"))
     leaf = small.node("leaf1")
     assert [(i.name, i.kernel) for i in leaf.interfaces[:2]] == [("Ethernet0", "eth1"), ("Ethernet4", "eth2")]
     assert small.node("server1").interfaces == plan.node("server1").interfaces

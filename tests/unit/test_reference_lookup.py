@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from twin.export.clab import find_clab_schema
+from twin.export.containerlab import find_clab_schema
 from twin.host.reference import reference_dir, search_path
 from twin.stages.validate.yang import find_models
 

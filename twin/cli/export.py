@@ -21,7 +21,7 @@ from rich.markup import escape
 from twin.model.errors import TwinError
 
 if TYPE_CHECKING:
-    from twin.export.clab import ClabKind
+    from twin.kinds.facts import ClabKind
 
 export_app = typer.Typer(help="Export a lab for other runtimes: containerlab (.clab.yml) and clabernetes "
                               "(Kubernetes manifests). No root needed.", no_args_is_help=True)
@@ -94,8 +94,9 @@ def clab(topology: TopologyArg,
 
 def _export_clab(topology: Path, output: Path, kind: ClabKind, image: str | None, host_image: str | None,
                  mgmt_subnet: str | None) -> dict[str, Any]:
-    from twin.export.clab import default_image, files_dir_name, find_clab_schema, write_clab
+    from twin.export.containerlab import files_dir_name, find_clab_schema, write_clab
     from twin.kinds.sonic_vs import missing_ports
+    from twin.runtime.clab.topology import default_image
     from twin.stages.lab_file import load_lab
 
     lab = load_lab(topology)
@@ -130,9 +131,10 @@ def clabernetes(topology: TopologyArg,
 
 def _export_clabernetes(topology: Path, output: Path, kind: ClabKind, image: str | None, host_image: str | None,
                         namespace: str) -> dict[str, Any]:
-    from twin.export.clab import default_image, find_clab_schema, linux_image
     from twin.export.clabernetes import clabernetes_manifests, names_no_registry
+    from twin.export.containerlab import find_clab_schema
     from twin.kinds.sonic_vs import missing_ports
+    from twin.runtime.clab.topology import default_image, linux_image
     from twin.stages.lab_file import load_lab
 
     lab = load_lab(topology)

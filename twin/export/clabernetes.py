@@ -24,20 +24,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from twin.export.clab import (
-    ClabKind,
-    bind_targets,
-    clab_topology,
-    dump_yaml,
-    files_dir_name,
-    find_clab_schema,
-    linux_image,
-    node_files,
-    validate_clab,
-)
+from twin.export.containerlab import files_dir_name, find_clab_schema, validate_clab
 from twin.host.owned import write_owned
+from twin.kinds.facts import ClabKind
 from twin.model.errors import TwinError
 from twin.model.plan import Plan
+from twin.runtime.clab.topology import bind_targets, clab_topology, dump_yaml, linux_image, node_files
 
 API_VERSION = "clabernetes.containerlab.dev/v1alpha1"  # clabernetes from srl-labs, installed with helm
 HELM_CHART = "oci://ghcr.io/srl-labs/clabernetes/clabernetes"

@@ -2,32 +2,40 @@
 
 Each NIC gets its own table (100 + NIC number) with a default route via its leaf and a rule
 that sends traffic sourced from the NIC's address through it, as multi-NIC GPU servers do;
-the main table's default route uses the first NIC.
+the main table's default route uses the first NIC. Facts (sysctls, no management) in host.yaml.
 """
 
 from __future__ import annotations
 
-from twin.model.plan import NodePlan
+from pathlib import Path
 
-HOST_SYSCTLS = {
-    "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0",
-    "net.ipv4.conf.all.arp_ignore": "1", "net.ipv4.conf.all.arp_announce": "2",
-    "net.ipv4.fib_multipath_hash_policy": "1",
-}
-# Multipath hash: policy 3 hashes the fields listed (0x37: source and destination address, protocol,
-# source and destination port), as a switch ASIC hashes the 5-tuple. Policy 1 would reuse the hash
-# the sending socket put on the packet (veth keeps it), making paths random per socket.
-SWITCH_SYSCTLS = {
-    "net.ipv4.ip_forward": "1", "net.ipv4.fib_multipath_hash_fields": "0x0037",
-    "net.ipv4.fib_multipath_hash_policy": "3",
-    "net.ipv4.conf.all.rp_filter": "0", "net.ipv4.conf.default.rp_filter": "0",
-    "net.ipv4.conf.all.ignore_routes_with_linkdown": "1",
-    "net.ipv4.conf.default.ignore_routes_with_linkdown": "1",
-    "net.ipv6.conf.all.forwarding": "1",
-}
+from twin.kinds.facts import load_facts
+from twin.model.plan import InterfacePlan, NodePlan, Plan
+
+FACTS = load_facts("host")
+HOST_SYSCTLS = FACTS.sysctls
+
+
+class HostKind:
+    """GPU servers: no container interface renaming, nothing the kind cannot run, no agent."""
+
+    facts = FACTS
+
+    def container_iface(self, iface: InterfacePlan) -> str:
+        return iface.kernel
+
+    def plan_problems(self, plan: Plan) -> list[str]:
+        return []
+
+    def agent_backend(self, rundir: Path) -> dict[str, str]:
+        return {}
+
+
+KIND = HostKind()
 
 
 def server_lines(node: NodePlan) -> list[str]:
+    """`ip -b` lines: every NIC up with its address, its own routing table and rule."""
     lines = ["link set dev lo up"]
     first = True
     for k, iface in enumerate(node.interfaces, start=1):

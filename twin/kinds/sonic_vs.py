@@ -30,6 +30,8 @@ Port naming (HWSKU Force10-S6000, lanes of 4): `eth0` is management, `ethN` is S
 
 docker-sonic-vs runs no gNMI server: twin's agent fronts it over its redis, whose unix socket
 directory (/var/run/redis) is bind-mounted from the node's run directory.
+
+Facts (image, binds, how the container is created) in sonic_vs.yaml; this module holds the quirks.
 """
 
 from __future__ import annotations
@@ -45,13 +47,15 @@ from typing import Any
 
 from twin.host.dockerapi import client
 from twin.host.rundir import node_dir
+from twin.kinds.facts import load_facts
 from twin.model import hwsku
 from twin.model.errors import RuntimeBackendError
-from twin.model.plan import NodePlan, Plan
+from twin.model.plan import InterfacePlan, NodePlan, Plan
 from twin.stages.load.bound_config import PERSISTENT_CONFIG, SONIC_CONFIG
 from twin.stages.render.config_db import dumps, node_config_db
 
-IMAGE_PATTERN = re.compile(r"(^|/)docker-sonic-vs(:|$)")
+FACTS = load_facts("sonic_vs")
+IMAGE_PATTERN = re.compile(FACTS.image_pattern or "")
 SKU = "Force10-S6000"  # what docker-sonic-vs's platform x86_64-kvm_x86_64-r0 runs
 STEP = 4  # lanes per port on that SKU: Ethernet0, Ethernet4, ... (twin/model/hwsku/data/Force10-S6000.json)
 PORTS = hwsku.load(SKU).port_count  # 32: Ethernet0 ... Ethernet124
@@ -114,27 +118,14 @@ def missing_ports(plan: Plan) -> list[str]:
     return ["; ".join(parts) + f"; set 'fabric: {{hwsku: {SKU}, radix: {PORTS}}}' in the topology"]
 
 
-def with_container_names(plan: Plan) -> Plan:
-    """The plan with every switch port's kernel name as sonic-vs names it (ethN)."""
-    nodes = []
-    for node in plan.nodes:
-        if node.kind == "switch":
-            ifaces = [i.model_copy(update={"kernel": sonic_vs_iface(i.name)}) for i in node.interfaces]
-            node = node.model_copy(update={"interfaces": ifaces})
-        nodes.append(node)
-    return plan.model_copy(update={"nodes": nodes})
-
-
 def binds(rundir: Path) -> dict[str, dict[str, str]]:
-    """FRR's sockets into the run directory (vtysh from the host), the config, redis's socket."""
-    (rundir / REDIS_DIR).mkdir(parents=True, exist_ok=True)
-    return {str(rundir): {"bind": "/var/run/frr", "mode": "rw"},
-            str(rundir / REDIS_DIR): {"bind": "/var/run/redis", "mode": "rw"}}
+    """FRR's sockets into the run directory (vtysh from the host), redis's socket (sonic_vs.yaml)."""
+    return FACTS.container.binds(rundir)
 
 
 def container_overrides() -> dict[str, Any]:
     """Entrypoint /bin/bash held open by a terminal, as containerlab's sonic-vs kind creates it."""
-    return {"entrypoint": ["/bin/bash"], "tty": True, "stdin_open": True}
+    return FACTS.container.create_options()
 
 
 def linked_ports(node: NodePlan, db: dict[str, dict[str, Any]] | None = None) -> list[str]:
@@ -226,3 +217,22 @@ def _wait(ready: Callable[[], bool], message: str, timeout: float = BOOT_TIMEOUT
             return
         time.sleep(0.5)
     raise RuntimeBackendError(f"{message} within {timeout:.0f} s")
+
+
+class SonicVsKind:
+    """docker-sonic-vs: ports named as containerlab's sonic-vs kind names them, its HWSKU's port
+    limits, and the agent fronting its redis."""
+
+    facts = FACTS
+
+    def container_iface(self, iface: InterfacePlan) -> str:
+        return sonic_vs_iface(iface.name)
+
+    def plan_problems(self, plan: Plan) -> list[str]:
+        return missing_ports(plan)
+
+    def agent_backend(self, rundir: Path) -> dict[str, str]:
+        return agent_backend(rundir)
+
+
+KIND = SonicVsKind()

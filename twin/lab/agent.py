@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from twin.host.rundir import LabState, lab_dir, node_dir
-from twin.kinds.sonic_vs import agent_backend, is_sonic_image
+from twin.kinds.registry import switch_kind
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
@@ -45,18 +45,17 @@ def _switch_entry(state: LabState, plan: Plan, node: str) -> AgentSwitch:
                         ports=[i.name for i in interfaces],
                         ifmap={i.name: i.kernel for i in interfaces if i.kernel != i.name},
                         container=_container(state, node))  # the SSH shell runs lines outside SONiC's set in it
-    if is_sonic_image(state.image or ""):
-        entry = entry.model_copy(update=agent_backend(rundir))
-    return entry
+    backend = switch_kind(state.image).agent_backend(rundir)   # a SONiC-VS container: its redis
+    return AgentSwitch.model_validate({**entry.model_dump(), **backend}) if backend else entry
 
 
 def _container(state: LabState, node: str) -> str | None:
     """The node's container on the docker and clab runtimes (None on the netns runtime)."""
-    from twin.runtime.docker import DockerRuntime
+    from twin.runtime.protocol import Containers
     from twin.runtime.registry import runtime_of
 
     runtime = runtime_of(state)
-    return runtime.container(state.lab, node) if isinstance(runtime, DockerRuntime) else None
+    return runtime.container(state.lab, node) if isinstance(runtime, Containers) else None
 
 
 def restart_agent(lab: str, timeout: float = 30) -> None:

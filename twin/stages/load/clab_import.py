@@ -16,7 +16,7 @@ replaced by the more specific level):
   holding one, is that switch's config (`config_db`): twin runs it as it is, on every runtime, and
   plans nothing of its own for that switch (see bound_config.py). Without one, twin renders the
   switch's config from its plan. When twin itself hands such a lab to containerlab, the file is
-  bound at /var/sonic and copied in (twin/export/clab.py says why a bind at /etc/sonic fails);
+  bound at /var/sonic and copied in (twin/runtime/clab/topology.py says why a bind at /etc/sonic fails);
 - any other `linux` node: a host, with its `exec:` lines.
 
 Links are veth links between nodes, in the short form (`endpoints: ["a:eth1", "b:eth1"]`) or

@@ -1,0 +1,84 @@
+"""Node kinds registered by name; runtimes and exports look them up instead of testing kind strings.
+
+Adding a node kind: a module twin/kinds/<module>.py with its data file <module>.yaml and a `KIND`
+object implementing NodeKind, plus one line in KINDS below (see CONTRIBUTING.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from typing import Protocol, cast
+
+from twin.kinds.facts import ClabKind, KindFacts
+from twin.model.errors import TwinError
+from twin.model.plan import InterfacePlan, NodePlan, Plan
+
+# name -> module under twin.kinds holding `KIND`
+KINDS: dict[str, str] = {
+    "frr-switch": "frr_switch",
+    "sonic-vs": "sonic_vs",
+    "frr-router": "frr_router",
+    "host": "host",
+}
+DEFAULT_SWITCH = "frr-switch"
+
+
+class NodeKind(Protocol):
+    """One kind of node: its facts (from its data file) and the few hooks data cannot express."""
+
+    facts: KindFacts
+
+    def container_iface(self, iface: InterfacePlan) -> str:
+        """The interface name inside the node's container for one of its plan interfaces."""
+        ...
+
+    def plan_problems(self, plan: Plan) -> list[str]:
+        """What this kind cannot run of `plan` (one line each), checked before anything is created."""
+        ...
+
+    def agent_backend(self, rundir: Path) -> dict[str, str]:
+        """How the gNMI agent reaches the databases of a switch of this kind ({}: twin's own)."""
+        ...
+
+
+def get_kind(name: str) -> NodeKind:
+    try:
+        module = KINDS[name]
+    except KeyError:
+        raise TwinError(f"unknown node kind '{name}'; available: {', '.join(KINDS)}") from None
+    return cast(NodeKind, importlib.import_module(f"twin.kinds.{module}").KIND)
+
+
+def switch_kind(image: str | None) -> NodeKind:
+    """The kind of the lab's switches when they run `image`: the switch kind whose image_pattern
+    matches it, else twin's own FRR switch."""
+    if not image:
+        return get_kind(DEFAULT_SWITCH)
+    for name in KINDS:
+        kind = get_kind(name)
+        pattern = kind.facts.image_pattern
+        if kind.facts.plan_kind == "switch" and pattern and re.search(pattern, image):
+            return kind
+    return get_kind(DEFAULT_SWITCH)
+
+
+def clab_switch_kind(clab_kind: ClabKind) -> NodeKind:
+    """The switch kind containerlab calls `clab_kind` (export's --kind)."""
+    for name in KINDS:
+        kind = get_kind(name)
+        if kind.facts.plan_kind == "switch" and kind.facts.clab_kind == clab_kind:
+            return kind
+    raise TwinError(f"no switch kind is exported as containerlab kind '{clab_kind}'")
+
+
+def kind_of(node: NodePlan, switches: NodeKind) -> NodeKind:
+    """The kind of one node in a lab whose switches are of kind `switches`."""
+    if node.kind == "switch":
+        return switches
+    for name in KINDS:
+        kind = get_kind(name)
+        if kind.facts.plan_kind == node.kind:
+            return kind
+    raise TwinError(f"{node.name}: no node kind is registered for plan kind '{node.kind}'")

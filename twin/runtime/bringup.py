@@ -1,0 +1,299 @@
+"""The bring-up every runtime shares, composed with the runtime's own Placement.
+
+`bring_up`: check the name, recover from a crashed `up`, pick the management subnet, record the
+lab's state before anything exists, create the nodes, wire the links, start every node in
+parallel; on any failure remove everything (`tear_down`). `tear_down`: kill what runs in the lab's
+namespaces, remove what the placement made (containers), the namespaces, the run directory.
+
+What differs between runtimes is a Placement: how nodes come to exist, how links are made and how
+one node is started. Starting a node that runs twin's FRR (switch, router) or a server is shared
+too (`start_linux_node`), given a NodeProcesses: how to run things in that node.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from pathlib import Path
+from typing import Protocol
+
+from twin.host import userfile
+from twin.host.rundir import (
+    LabState,
+    NodeState,
+    known_labs,
+    lab_dir,
+    load_state,
+    node_dir,
+    remove_lab_dir,
+    save_plan,
+    save_state,
+)
+from twin.host.shell import ip_batch, list_netns, run
+from twin.kinds.host import server_lines
+from twin.kinds.registry import NodeKind, kind_of
+from twin.model.errors import RuntimeBackendError, TwinError
+from twin.model.plan import NodePlan, Plan
+from twin.runtime import neighbours
+from twin.runtime.frr_statedirs import remove_statedirs
+from twin.runtime.protocol import ProgressFn, check_lab_name
+from twin.runtime.wiring import (
+    host_routes,
+    kill,
+    node_netns,
+    owned_netns,
+    parallel,
+    pick_mgmt_subnet,
+    pidfile_pids,
+    preflight,
+    sysctl,
+)
+from twin.stages.configdb import ConfigDb
+from twin.stages.render.config_db import dumps, node_config_db
+from twin.stages.render.frr import render_frr
+from twin.switch import redis_server
+from twin.switch.cfgmgr import PROGRAMMED
+from twin.switch.frr_daemons import node_daemons, start_frr
+from twin.switch.kernel import kernel_lines
+from twin.switch.sonic_redis import as_stored
+
+
+@dataclass(frozen=True)
+class NodeStart:
+    """Everything starting one node needs: the lab, its plan, the node, its kind and management address."""
+
+    lab: str
+    plan: Plan
+    node: NodePlan
+    kind: NodeKind
+    mgmt_ip: str          # "" for nodes without management (servers)
+    mgmt_plen: int
+    templates: Path | None  # a SONiC release's FRR templates; None: twin's own renderer
+
+
+class Placement(Protocol):
+    """How one runtime makes a lab's nodes and links exist and starts each node."""
+
+    def describe(self, state: LabState) -> None:
+        """Fill in the state fields this runtime adds before anything is created."""
+        ...
+
+    def create_nodes(self, state: LabState, plan: Plan, subnet: IPv4Network,
+                     mgmt_ip: dict[str, IPv4Address]) -> None:
+        """Make every node exist with its namespace attached as `tw.<lab>.<node>`, and management."""
+        ...
+
+    def wire_links(self, lab: str, plan: Plan) -> None:
+        ...
+
+    def start_node(self, start: NodeStart) -> list[str]:
+        """Start one node; returns warnings and what was run, for `twin up` to report."""
+        ...
+
+    def remove_nodes(self, lab: str) -> list[str]:
+        """Remove what create_nodes made beyond namespaces and processes; returns what was removed."""
+        ...
+
+
+class NodeProcesses(Protocol):
+    """How to run things inside a node, for start_linux_node."""
+
+    def prepare_rundir(self, lab: str, node: NodePlan, rundir: Path) -> None:
+        ...
+
+    def mgmt_lines(self, mgmt_ip: str, plen: int) -> list[str]:
+        """`ip -b` lines giving eth0 its management address (none when the runtime did)."""
+        ...
+
+    def start_daemon(self, lab: str, node: NodePlan, argv: list[str]) -> None:
+        ...
+
+    def exec_line(self, lab: str, node: NodePlan, line: str) -> str:
+        """Run one of an imported host's `exec:` lines in the node; returns what `twin up` reports."""
+        ...
+
+
+# -- the lab ------------------------------------------------------------------------------------
+
+def bring_up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement,
+             progress: ProgressFn, templates: Path | None) -> LabState:
+    """Create every node and link of `plan` and start them; on failure leave nothing behind.
+    `switches`: the kind of the lab's switches (twin's FRR switch, or SONiC-VS)."""
+    check_lab_name(lab)
+    preflight()
+    old = load_state(lab)
+    if old is not None and old.phase == "up" and owned_netns(lab):
+        raise TwinError(f"lab '{lab}' is already up; 'twin down --name {lab}' first, "
+                        "or pick another --name")
+    if old is not None or owned_netns(lab):
+        tear_down(lab, placement)  # recover from a crash half-way through an earlier `up`
+    try:
+        return _up(runtime, lab, plan, switches, placement, progress, templates)
+    except BaseException:
+        tear_down(lab, placement)
+        raise
+
+
+def tear_down(lab: str, placement: Placement) -> list[str]:
+    """Remove everything the lab created; idempotent. Returns what was removed."""
+    state = load_state(lab)
+    namespaces = set(owned_netns(lab))
+    if state is not None:
+        namespaces |= {ns for ns in state.netns if ns in set(list_netns())}
+    removed: list[str] = []
+    pids: set[int] = set()
+    for ns in namespaces:
+        out = run(["ip", "netns", "pids", ns], check=False).stdout.split()
+        pids |= {int(p) for p in out if p.isdigit()}
+    pids |= pidfile_pids(lab_dir(lab))
+    kill(pids)
+    if pids:
+        removed.append(f"{len(pids)} processes")
+    removed += placement.remove_nodes(lab)
+    if namespaces:
+        ip_batch([f"netns delete {ns}" for ns in sorted(namespaces)], force=True)
+        removed.append(f"{len(namespaces)} namespaces")
+    host_if = f"tw-{lab}"
+    if run(["ip", "link", "show", "dev", host_if], check=False).returncode == 0:
+        run(["ip", "link", "delete", "dev", host_if], check=False)
+    if lab_dir(lab).exists():
+        remove_lab_dir(lab)
+        removed.append(str(lab_dir(lab)))
+    removed += remove_statedirs(lab)
+    removed += neighbours.restore_when_idle(lab)
+    left = owned_netns(lab)
+    if left:
+        raise RuntimeBackendError(f"could not remove namespaces of lab '{lab}': {', '.join(left)}")
+    return removed
+
+
+def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement, progress: ProgressFn,
+        templates: Path | None) -> LabState:
+    others = [state.mgmt_subnet for name in known_labs() if name != lab
+              if (state := load_state(name)) is not None and state.mgmt_subnet]
+    subnet = pick_mgmt_subnet(len(plan.switches), [IPv4Network(s) for s in others] + host_routes())
+    hosts = list(subnet.hosts())
+    mgmt_ip = {n.name: hosts[i + 1] for i, n in enumerate(plan.switches)}
+    state = LabState(
+        lab=lab, runtime=runtime, phase="creating", topology=plan.source, created=time.time(),
+        mgmt_subnet=str(subnet), mgmt_host=str(hosts[0]), host_iface=f"tw-{lab}",
+        netns=[node_netns(lab, n.name) for n in plan.nodes],
+        nodes=[NodeState(name=n.name, role=n.role, kind=n.kind, netns=node_netns(lab, n.name),
+                         mgmt=f"{mgmt_ip[n.name]}" if n.name in mgmt_ip else None)
+               for n in plan.nodes],
+    )
+    placement.describe(state)
+    save_state(state)  # before anything exists: a crash from here on is recoverable
+    save_plan(lab, plan)
+    lab_dir(lab).chmod(0o755)
+    state.notes += neighbours.size_for(plan)
+
+    nodes = len(plan.nodes)
+    progress(f"creating {nodes} nodes", 0, nodes)
+    placement.create_nodes(state, plan, subnet, mgmt_ip)
+    progress(f"wiring {len(plan.links)} links", 0, nodes)
+    placement.wire_links(lab, plan)
+
+    started = 0
+
+    def one(node: NodePlan) -> list[str]:
+        return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
+                                              str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates))
+
+    def tick() -> None:
+        nonlocal started
+        started += 1
+        progress(f"starting nodes ({started}/{nodes})", started, nodes)
+
+    state.notes += parallel(plan.nodes, one, tick)
+    state.phase = "up"
+    save_state(state)
+    progress("all nodes started", nodes, nodes)
+    return state
+
+
+# -- starting one node that runs Linux: twin's FRR switch, an FRR router, a server --------------
+
+def start_linux_node(start: NodeStart, procs: NodeProcesses) -> list[str]:
+    """Start a server, twin's FRR switch or an imported FRR router, by its kind."""
+    rundir = node_dir(start.lab, start.node.name)
+    rundir.mkdir(parents=True, exist_ok=True)
+    starter = _STARTERS.get(start.kind.facts.boot)
+    if starter is None:
+        raise RuntimeBackendError(f"{start.node.name}: this runtime cannot start a node of kind "
+                                  f"'{start.kind.facts.name}' (boot: {start.kind.facts.boot})")
+    return starter(start, procs, rundir)
+
+
+def _start_host(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[str]:
+    node, ns = start.node, node_netns(start.lab, start.node.name)
+    sysctl(ns, start.kind.facts.sysctls)
+    if not node.exec:
+        ip_batch(server_lines(node), netns=ns)
+        return []
+    ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces], netns=ns)
+    return [procs.exec_line(start.lab, node, line) for line in node.exec]  # in order, each once
+
+
+def _start_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[str]:
+    """twin's switch: config_db.json, its databases, the kernel programmed from it, then FRR."""
+    node, ns = start.node, node_netns(start.lab, start.node.name)
+    sysctl(ns, start.kind.facts.sysctls)
+    procs.prepare_rundir(start.lab, node, rundir)
+    eth0 = IPv4Interface(f"{start.mgmt_ip}/{start.mgmt_plen}")
+    db = node_config_db(start.plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
+    (rundir / "config_db.json").write_text(dumps(db))
+    _start_databases(start, procs, rundir, db)
+    conf = render_frr(db, start.templates)
+    ifmap = {i.name: i.kernel for i in node.interfaces}
+    ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
+    return _start_frr(start, procs, rundir, conf)
+
+
+def _start_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[str]:
+    """An imported router running the user's own FRR files."""
+    node, ns = start.node, node_netns(start.lab, start.node.name)
+    sysctl(ns, start.kind.facts.sysctls)
+    procs.prepare_rundir(start.lab, node, rundir)
+    assert node.frr_conf is not None
+    conf = userfile.read_text(node.frr_conf)  # checked when the topology was loaded; again here
+    ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces]
+             + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
+    return _start_frr(start, procs, rundir, conf)
+
+
+# a kind's boot -> how it starts (sonic-vs boots in its container: the container runtimes do that)
+_STARTERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], list[str]]] = {
+    "server": _start_host, "twin-switch": _start_switch, "frr": _start_router}
+
+
+def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:
+    node = start.node
+    daemons = node_daemons(node, start.plan.fabric.bfd.enabled)
+    try:
+        skipped = start_frr(rundir, node_netns(start.lab, node.name), daemons, conf,
+                            lambda argv: procs.start_daemon(start.lab, node, argv))
+    except RuntimeBackendError as exc:
+        raise RuntimeBackendError(f"{node.name}: {exc}") from None
+    return [f"{node.name}: {w}" for w in skipped]
+
+
+def _start_databases(start: NodeStart, procs: NodeProcesses, rundir: Path, db: ConfigDb) -> None:
+    """SONiC's redis databases of a switch, CONFIG_DB loaded from its config_db.json (as
+    `config-setup` does at boot); programmed.json records that the kernel and FRR are
+    about to be programmed from it, for the config daemon that takes over from here."""
+    node = start.node
+    redis_server.write_database_config(rundir)
+    procs.start_daemon(start.lab, node, redis_server.redis_argv(rundir))
+    try:
+        databases = redis_server.wait_ready(rundir)
+    except TimeoutError as exc:
+        raise RuntimeBackendError(f"{node.name}: {exc}") from None
+    try:
+        redis_server.config_load(databases, db)
+    finally:
+        databases.close()
+    (rundir / PROGRAMMED).write_text(json.dumps(as_stored(db), sort_keys=True))

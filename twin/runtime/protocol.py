@@ -1,0 +1,74 @@
+"""What `twin` needs from a place that runs switches: the Runtime protocol and its optional capabilities.
+
+A runtime is found by name in twin.runtime.registry; it implements `Runtime` (seven methods) and,
+where it has them, the small capability protocols below (checked with isinstance, never by class).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from twin.host.rundir import LabState
+from twin.model.errors import PlanError, Problem
+from twin.model.plan import Plan
+
+# (step description, done, total): how a runtime reports progress to whoever shows it.
+ProgressFn = Callable[[str, int, int], None]
+
+LAB_NAME = re.compile(r"^[a-z][a-z0-9-]{0,11}$")
+
+
+def check_lab_name(name: str, source: str = "--name") -> None:
+    """Lab names end up in kernel interface names (15 characters), so they stay short."""
+    if not LAB_NAME.match(name):
+        raise PlanError([Problem(
+            source, "name", f"lab name '{name}' is not usable: lab names are 1-12 characters of a-z, 0-9 "
+            "and '-', starting with a letter, because they become part of kernel interface names "
+            "(at most 15 characters)", "pick another name with --name")])
+
+
+class Runtime(Protocol):
+    """What `twin` needs from a place that runs switches. One package per backend."""
+
+    name: str
+    templates: Path | None  # a SONiC release's FRR templates to render switches with; None: twin's own
+
+    def up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
+        """Create every node and link and start the switches. On failure, leave nothing behind."""
+        ...
+
+    def down(self, lab: str) -> list[str]:
+        """Remove everything the lab created; idempotent. Returns what was removed."""
+        ...
+
+    def labs(self) -> list[str]:
+        """Names of the labs this runtime has (running, or half-created after a crash)."""
+        ...
+
+    def exec_argv(self, state: LabState, node: str, cmd: Sequence[str]) -> list[str]:
+        """The argv that runs `cmd` inside `node` (FRR's vtysh finds the node's daemons)."""
+        ...
+
+    def set_link_state(self, state: LabState, node: str, ifaces: Sequence[str], up: bool) -> None:
+        """Administratively bring link ends of one node up or down at once (the peers lose carrier)."""
+        ...
+
+    def node_loss(self, state: LabState, node: str, ifaces: Sequence[str], lost: bool) -> str:
+        """Lose a whole node (power loss) or bring it back; returns how, for the drill report."""
+        ...
+
+    def node_pids(self, state: LabState, node: str) -> list[int]:
+        """Processes running inside a node."""
+        ...
+
+
+@runtime_checkable
+class Containers(Protocol):
+    """A runtime whose nodes are containers (docker, clab): the SSH shell runs lines in them."""
+
+    def container(self, lab: str, node: str) -> str:
+        """The name of a node's container."""
+        ...

@@ -1,0 +1,158 @@
+"""Shared wiring of every runtime: namespace names, links as veth pairs, the management subnet,
+and the processes a lab leaves behind.
+
+Names: node namespaces are `tw.<lab>.<node>`, the management namespace `tw.<lab>` (a bridge
+`br0` with one veth per switch, `eth0` inside the switch) and the host's end `tw-<lab>`.
+Dots are not allowed in lab names, so one lab's prefix never matches another's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from ipaddress import IPv4Network
+from pathlib import Path
+
+from twin.host.rundir import LabState, known_labs
+from twin.host.shell import in_netns, ip_batch, list_netns, run
+from twin.model.errors import RuntimeBackendError, TwinError
+from twin.model.plan import NodePlan, Plan
+
+MGMT_SPACE = IPv4Network("172.20.0.0/14")
+WORKERS = 8
+LINK_INDEX, MGMT_INDEX = 1000, 900000   # interface indexes of link and management veth ends
+
+
+def node_netns(lab: str, node: str) -> str:
+    return f"tw.{lab}.{node}"
+
+
+def mgmt_netns(lab: str) -> str:
+    return f"tw.{lab}"
+
+
+def owned_netns(lab: str) -> list[str]:
+    prefix = f"tw.{lab}."
+    return [ns for ns in list_netns() if ns == mgmt_netns(lab) or ns.startswith(prefix)]
+
+
+def link_lines(lab: str, plan: Plan) -> list[str]:
+    """`ip -b` lines creating every link as a veth pair with its ends in the two nodes' namespaces.
+
+    Both ends of every veth get their own ifindex. When the two ends of a pair share one (easy
+    across namespaces), the kernel's linkwatch treats a carrier change as non-urgent and may sit on
+    it for up to a second: a spine's link going down would then reach the leaf late.
+    """
+    lines = []
+    for k, link in enumerate(plan.links):
+        a, b = plan.node(link.a_node), plan.node(link.b_node)
+        lines.append(f"link add name {a.iface(link.a_iface).kernel} index {LINK_INDEX + 2 * k} "
+                     f"netns {node_netns(lab, a.name)} type veth "
+                     f"peer name {b.iface(link.b_iface).kernel} index {LINK_INDEX + 2 * k + 1} "
+                     f"netns {node_netns(lab, b.name)}")
+    return lines
+
+
+def pick_mgmt_subnet(count: int, taken: Iterable[IPv4Network]) -> IPv4Network:
+    """The first subnet of 172.20.0.0/14 big enough for the host and `count` switches, unused."""
+    prefixlen = 24
+    while (2 ** (32 - prefixlen)) - 3 < count:
+        prefixlen -= 1
+    busy = list(taken)
+    for net in MGMT_SPACE.subnets(new_prefix=prefixlen):
+        if net.network_address == IPv4Network("172.20.0.0/24").network_address and prefixlen == 24:
+            continue  # leave 172.20.0.0/24 alone; containerlab's default is 172.20.20.0/24
+        if not any(net.overlaps(b) for b in busy):
+            return net
+    raise RuntimeBackendError("no free management subnet in 172.20.0.0/14; remove other labs")
+
+
+def host_routes() -> list[IPv4Network]:
+    out = run(["ip", "-4", "route", "show", "table", "all"], check=False).stdout
+    nets = []
+    for line in out.splitlines():
+        word = line.split()[0] if line.split() else ""
+        if word in ("local", "broadcast", "unreachable", "blackhole"):
+            word = line.split()[1]
+        try:
+            nets.append(IPv4Network(word if "/" in word or word == "default" else f"{word}/32"))
+        except ValueError:
+            continue
+    return [n for n in nets if n.prefixlen > 0]
+
+
+def preflight() -> None:
+    if os.geteuid() != 0:
+        raise TwinError("the netns runtime needs root (network namespaces, veth pairs); run as root")
+    if not Path("/usr/lib/frr/zebra").exists() or shutil.which("vtysh") is None:
+        raise TwinError("FRR is not installed: run 'make lab-up' (it installs it) or "
+                        "'apt-get install frr frr-pythontools'")
+
+
+def sysctl(ns: str, values: dict[str, str]) -> None:
+    run(in_netns(ns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
+
+
+def parallel(nodes: list[NodePlan], fn: Callable[[NodePlan], list[str]],
+              tick: Callable[[], None]) -> list[str]:
+    out: list[str] = []
+    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        for result in pool.map(fn, nodes):
+            out += result
+            tick()
+    return out
+
+
+def pidfile_pids(root: Path) -> set[int]:
+    """PIDs from the lab's pid files, only where that process is still one the lab started."""
+    pids = set()
+    for pidfile in [*root.glob("*.pid"), *root.glob("nodes/*/*.pid")]:
+        try:
+            pid = int(pidfile.read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+        if str(pidfile.parent) in cmdline:
+            pids.add(pid)
+    return pids
+
+
+def kill(pids: set[int], grace: float = 3.0) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = set()
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+                alive.add(pid)
+            except ProcessLookupError:
+                continue
+        deadline = time.monotonic() + grace
+        while alive and time.monotonic() < deadline:
+            alive = {p for p in alive if Path(f"/proc/{p}").exists()}
+            time.sleep(0.02)
+        pids = alive
+        if not pids:
+            return
+
+
+def netns_labs() -> list[str]:
+    """Labs with a run directory or namespaces on this machine."""
+    names = set(known_labs())
+    for ns in list_netns():
+        if ns.startswith("tw."):
+            names.add(ns.split(".")[1])
+    return sorted(names)
+
+
+def set_link_state(state: LabState, node: str, ifaces: Sequence[str], up: bool) -> None:
+    """Link ends of one node up or down in one batch, in its namespace (every runtime attaches one)."""
+    ip_batch([f"link set dev {i} {'up' if up else 'down'}" for i in ifaces], netns=state.node(node).netns)
+
+
+def netns_pids(state: LabState, node: str) -> list[int]:
+    out = run(["ip", "netns", "pids", state.node(node).netns], check=False).stdout.split()
+    return sorted(int(p) for p in out if p.isdigit())
