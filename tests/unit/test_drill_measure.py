@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from twin.drills import measure
-from twin.drills.probe import Flow
+from twin.drills.observe.probe import Flow
 from twin.drills.targets import Session
 from twin.model.drill import LossRun, SessionEvent
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from twin.checks.health import check_health
 from twin.drills import measure
-from twin.drills.counters import SpineCounters
 from twin.drills.faults import Injector
-from twin.drills.fibwatch import FibWatch
-from twin.drills.logwatch import LogWatch
+from twin.drills.observe.counters import SpineCounters
+from twin.drills.observe.fibwatch import FibWatch
+from twin.drills.observe.logwatch import LogWatch
+from twin.drills.observe.probe_traffic import ProbeProcess, flow_paths, probe_hosts, probe_spec
 from twin.drills.oracle import Fib, ecmp_widths, expected_fibs, mismatches
-from twin.drills.probe_traffic import ProbeProcess, endpoints, flow_paths, probe_spec
 from twin.drills.schedule import Action, fault_scope, plan_actions
 from twin.drills.targets import Fault, LinkKey, resolve
 from twin.host.rundir import LabState, lab_dir, node_dir, save_state
@@ -81,7 +81,7 @@ class Drill:
         logs = {n.name: node_dir(self.state.lab, n.name) / EVENT_LOG for n in self.bgp_switches}
         names = {n.name: {str(nb.ip): nb.name for nb in n.neighbors} for n in self.bgp_switches}
         lost_leaves = {f.target for f in self.faults if f.kind == "leaf-loss"}
-        spec = probe_spec(endpoints(self.plan, self.state, lost_leaves), self.opt.flows, self.opt.rate_hz)
+        spec = probe_spec(probe_hosts(self.plan, self.state, lost_leaves), self.opt.flows, self.opt.rate_hz)
         self.spec = spec
         pids = {leaf.name: pids[0] for leaf in self.plan.by_role("leaf")
                 if (pids := self.runtime.node_pids(self.state, leaf.name))}

@@ -27,7 +27,7 @@ SPORT_BASE, DPORT_BASE = 40000, 50000
 
 
 @dataclass(frozen=True)
-class Endpoint:
+class ProbeHost:
     server: str
     netns: str
     ip: str
@@ -35,9 +35,9 @@ class Endpoint:
     leaf_port: str        # the leaf's kernel interface facing this NIC
 
 
-def endpoints(plan: Plan, state: LabState, exclude: set[str]) -> list[Endpoint]:
+def probe_hosts(plan: Plan, state: LabState, exclude: set[str]) -> list[ProbeHost]:
     """The first addressed NIC of the first server on each leaf, leaves in plan order."""
-    out: dict[str, Endpoint] = {}
+    out: dict[str, ProbeHost] = {}
     for host in plan.hosts:
         for iface in host.interfaces:
             if iface.address is None or iface.peer_node in exclude or iface.peer_node in out:
@@ -46,18 +46,20 @@ def endpoints(plan: Plan, state: LabState, exclude: set[str]) -> list[Endpoint]:
             if leaf.role != "leaf":
                 continue
             port = leaf.iface(iface.peer_iface)
-            out[leaf.name] = Endpoint(host.name, state.node(host.name).netns, str(iface.address.ip),
+            out[leaf.name] = ProbeHost(host.name, state.node(host.name).netns, str(iface.address.ip),
                                       leaf.name, port.kernel)
     order = [n.name for n in plan.by_role("leaf")]
     return [out[name] for name in order if name in out]
 
 
-def probe_spec(eps: list[Endpoint], flows: int, rate_hz: float) -> dict[str, Any]:
+def probe_spec(hosts: list[ProbeHost], flows: int, rate_hz: float) -> dict[str, Any]:
     """A ring of server pairs sharing `flows` flows between them."""
-    if len(eps) < 2:
+    if len(hosts) < 2:
         raise DrillError("a drill needs servers on at least two leaves to send probe traffic")
-    pairs = [(eps[i], eps[(i + 1) % len(eps)]) for i in range(len(eps))] if len(eps) > 2 else [(eps[0], eps[1]),
-                                                                                               (eps[1], eps[0])]
+    if len(hosts) > 2:
+        pairs = [(hosts[i], hosts[(i + 1) % len(hosts)]) for i in range(len(hosts))]
+    else:
+        pairs = [(hosts[0], hosts[1]), (hosts[1], hosts[0])]
     per_pair = -(-flows // len(pairs))
     spec_pairs = []
     for k, (src, dst) in enumerate(pairs):
@@ -81,7 +83,7 @@ class ProbeProcess:
     def __enter__(self) -> ProbeProcess:
         self.spec_path.write_text(json.dumps(self.spec))
         self.out_path.unlink(missing_ok=True)
-        self.proc = subprocess.Popen([sys.executable, "-m", "twin.drills.probe", str(self.spec_path),
+        self.proc = subprocess.Popen([sys.executable, "-m", "twin.drills.observe.probe", str(self.spec_path),
                                       str(self.out_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
