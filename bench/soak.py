@@ -39,7 +39,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from twin.drills.faults import Injector  # noqa: E402
+from twin.drills.faults.injector import Injector  # noqa: E402
 from twin.drills.targets import resolve  # noqa: E402
 from twin.host.processes import memory_kib, netns_processes  # noqa: E402
 from twin.host.rundir import LabState, lab_dir, load_plan, load_state, node_dir  # noqa: E402

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from twin.drills import measure
+from twin.drills.faults.base import Session
 from twin.drills.observe.probe import Flow
-from twin.drills.targets import Session
 from twin.model.drill import LossRun, SessionEvent
 
 FULL = {"10.1.0.2/32": frozenset({"a", "b"})}

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from twin.drills.faults.base import Session
 from twin.drills.oracle import Fib, mismatches
-from twin.drills.targets import Session
 from twin.model.drill import LossRun, SessionEvent
 
 FibHistory = list[tuple[float, str, dict[str, frozenset[str]]]]

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from twin.drills.targets import LinkKey, link_key
+from twin.drills.faults.base import LinkKey, link_key
 from twin.model.plan import Plan
 
 # switch -> prefix -> next-hop addresses

@@ -7,7 +7,6 @@ never by sleeping a fixed time; the judgement is made afterwards from the record
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,14 +14,15 @@ from typing import Any
 
 from twin.checks.health import check_health
 from twin.drills import measure
-from twin.drills.faults import Injector
+from twin.drills.faults.base import LinkKey
+from twin.drills.faults.injector import Injector, check_tools
 from twin.drills.observe.counters import SpineCounters
 from twin.drills.observe.fibwatch import FibWatch
 from twin.drills.observe.logwatch import LogWatch
 from twin.drills.observe.probe_traffic import ProbeProcess, flow_paths, probe_hosts, probe_spec
 from twin.drills.oracle import Fib, ecmp_widths, expected_fibs, mismatches
 from twin.drills.schedule import Action, fault_scope, plan_actions
-from twin.drills.targets import Fault, LinkKey, resolve
+from twin.drills.targets import resolve
 from twin.host.rundir import LabState, lab_dir, node_dir, save_state
 from twin.model.drill import ActionReport, DrillReport, Scenario, Slo
 from twin.model.errors import DrillError
@@ -31,7 +31,6 @@ from twin.runtime.registry import Runtime
 from twin.switch.frr_daemons import EVENT_LOG
 
 Progress = Callable[[str], None]
-TOOLS = {"spine-silent": ("nft", "nftables"), "link-gray": ("iptables", "iptables")}
 
 
 @dataclass(frozen=True)
@@ -49,11 +48,7 @@ class Drill:
         self.scenario, self.slo, self.progress, self.opt = scenario, slo, progress, options
         self.steps, self.actions = plan_actions(scenario)
         self.faults = [resolve(plan, s) for s in self.steps]
-        for f in self.faults:
-            tool = TOOLS.get(f.kind)
-            if tool and shutil.which(tool[0]) is None:
-                raise DrillError(f"{f.kind} needs {tool[0]}, which is not installed: apt-get install {tool[1]} "
-                                 "(make lab-up installs it)")
+        check_tools(dict.fromkeys(f.kind for f in self.faults))
         self.injector = Injector(runtime, state, plan)
         self.workdir = lab_dir(state.lab) / "drill"
         self.bgp_switches = [n for n in plan.switches if n.asn is not None]
@@ -165,8 +160,12 @@ class Drill:
                              "the lab is left as it is for inspection") from exc
         (active.add if action.inject else active.discard)(action.index)
         self._active = set(active)
-        if fault.kind == "mtu-mismatch":
-            self._mtu_checks(fault, caught=action.inject)
+        verdict = self.injector.verify(fault, injected=action.inject)
+        if verdict is not None:
+            self.checks.update(verdict.checks)
+            self.notes.append(verdict.note)
+            if action.inject:
+                self.mtu_detect_ms = verdict.detect_ms
 
     def _converged(self, active: frozenset[int]) -> bool:
         expected, ignore = self.expected(active)
@@ -215,33 +214,6 @@ class Drill:
         off = mismatches(self.baseline, self.fibs.snapshot())
         return False, None, (f"the fabric did not return to its baseline within {self.opt.recovery_timeout_s:.0f} s: "
                              + ("; ".join(off[:3]) if off else "BGP sessions still down"))
-
-    def _mtu_checks(self, fault: Fault, caught: bool) -> None:
-        """During an MTU mismatch, `twin verify`'s MTU check and a jumbo DF ping must both fail;
-        after the restore, both must pass."""
-        from twin.checks.catalog import fabric_links
-        from twin.checks.collect_gnmi import collect
-        from twin.checks.mtu import MtuConsistent, MtuInput
-
-        t = time.time()
-        check = MtuConsistent(MtuInput(links=fabric_links(self.plan)))
-        while True:
-            mismatch = check.evaluate(collect(self.state, [check])).status == "failure"
-            if mismatch == caught or time.time() > t + 5:
-                break
-            time.sleep(0.05)
-        seen_ms = round((time.time() - t) * 1000, 1)
-        ping_ok = self.injector.jumbo_ping(fault)
-        if caught:
-            self.mtu_detect_ms = seen_ms if mismatch else None
-            self.checks["mtu_check_caught"] = mismatch
-            self.checks["jumbo_df_ping_caught"] = not ping_ok
-        else:
-            self.checks["mtu_check_clean_after"] = not mismatch
-            self.checks["jumbo_df_ping_after"] = ping_ok
-        self.notes.append(f"{'during' if caught else 'after'} the mismatch: the MTU check "
-                          f"{'reports it' if mismatch else 'is clean'}, a {self.plan.fabric.mtu}-byte DF ping "
-                          f"{'passes' if ping_ok else 'fails'}")
 
     # -- judging -------------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from twin.drills.targets import Fault, LinkKey
+from twin.drills.faults.base import Fault, LinkKey
 from twin.model.drill import Scenario, Step
 
 GRAY_HOLD_MS = 3000   # a gray failure changes no routes, so it has no convergence to wait for

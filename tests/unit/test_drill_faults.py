@@ -1,0 +1,71 @@
+"""Fault kinds: one registered class per name in model.drill.KINDS, and what resolve takes from them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from twin.drills.faults.base import FaultKind
+from twin.drills.faults.injector import check_tools
+from twin.drills.faults.link_gray import gray_rules
+from twin.drills.faults.registry import FAULT_KINDS, fault_kind
+from twin.drills.targets import resolve
+from twin.model.drill import KINDS, NODE_KINDS, Step
+from twin.model.errors import DrillError, PlanError
+from twin.model.plan import Plan
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
+
+TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
+
+
+@pytest.fixture(scope="module")
+def plan() -> Plan:
+    return plan_topology(load_topology(TOPOLOGIES / "clos-4x8.yaml"))
+
+
+def test_every_kind_has_exactly_one_registered_class() -> None:
+    assert sorted(FAULT_KINDS) == sorted(KINDS)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_kind_class_is_complete(kind: str) -> None:
+    cls = fault_kind(kind)
+    assert cls.kind == kind and issubclass(cls, FaultKind)
+    assert cls.inject is not FaultKind.inject and cls.restore is not FaultKind.restore
+    assert (cls.role is not None) == (kind in NODE_KINDS)
+    assert cls.__module__ == f"twin.drills.faults.{kind.replace('-', '_')}"  # one module per kind
+
+
+def test_unknown_kind_names_the_known_ones() -> None:
+    with pytest.raises(DrillError, match="unknown drill kind nope; kinds: spine-loss"):
+        fault_kind("nope")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_resolved_fault_carries_its_kinds_topology_change(plan: Plan, kind: str) -> None:
+    fault = resolve(plan, Step.model_validate({"kind": kind}))
+    assert fault.kind == kind and fault.topology_change == fault_kind(kind).changes_topology
+    assert bool(fault.nodes) == (fault_kind(kind).role is not None)
+
+
+@pytest.mark.parametrize(("kind", "target", "role"), [("spine-loss", "leaf1", "spine"),
+                                                      ("leaf-loss", "spine1", "leaf")])
+def test_node_kinds_take_a_node_of_their_role(plan: Plan, kind: str, target: str, role: str) -> None:
+    with pytest.raises(PlanError, match=f"is not a {role} of lab"):
+        resolve(plan, Step.model_validate({"kind": kind, "target": target}))
+
+
+def test_a_missing_tool_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("twin.drills.faults.injector.shutil.which", lambda name: None)
+    check_tools(["link-down", "spine-loss"])  # need nothing beyond the runtime
+    with pytest.raises(DrillError, match="spine-silent needs nft, which is not installed: apt-get install nftables"):
+        check_tools(["link-down", "spine-silent", "link-gray"])
+
+
+def test_gray_rules_drop_both_ways() -> None:
+    rules = gray_rules("e1", 0.05)
+    assert [r[:5] for r in rules] == [["-t", "raw", "PREROUTING", "-i", "e1"],
+                                      ["-t", "mangle", "POSTROUTING", "-o", "e1"]]
+    assert all(r[-5:] == ["random", "--probability", "0.050000", "-j", "DROP"] for r in rules)

@@ -1,0 +1,21 @@
+"""link-down: one end of a link administratively down (the far end loses carrier, as on a real cut)."""
+
+from __future__ import annotations
+
+from twin.drills.faults.base import Fault, FaultKind
+from twin.model.drill import Step
+
+
+class LinkDown(FaultKind):
+    kind = "link-down"
+
+    def inject(self, fault: Fault, step: Step) -> str:
+        return self._set(fault, up=False)
+
+    def restore(self, fault: Fault, step: Step) -> str:
+        return self._set(fault, up=True)
+
+    def _set(self, fault: Fault, up: bool) -> str:
+        node, iface = self.lab.link_end(fault)
+        self.lab.runtime.set_link_state(self.lab.state, node, [iface], up)
+        return f"{node} {iface} administratively down"
