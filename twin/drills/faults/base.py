@@ -70,7 +70,7 @@ class LabAccess:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class KindCheck:
     """What a kind's own check saw after an injection or a restore (mtu-mismatch: `twin verify`'s
     MTU check and a jumbo DF ping): named pass/fail checks for the report, a note, and, after an
     injection, when the check first saw the fault (None: it did not)."""
@@ -102,6 +102,6 @@ class FaultKind:
     def restore(self, fault: Fault, step: Step) -> str:
         raise NotImplementedError
 
-    def verify(self, fault: Fault, injected: bool) -> Verdict | None:
+    def verify(self, fault: Fault, injected: bool) -> KindCheck | None:
         """A check of the kind's own, run right after each injection and restore (None: no check)."""
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterable
 
-from twin.drills.faults.base import Fault, FaultKind, LabAccess, Verdict
+from twin.drills.faults.base import Fault, FaultKind, KindCheck, LabAccess
 from twin.drills.faults.registry import fault_kind
 from twin.host.rundir import LabState
 from twin.model.drill import Step
@@ -40,6 +40,6 @@ class Injector:
         kind = self._of(fault)
         return kind.inject(fault, step) if inject else kind.restore(fault, step)
 
-    def verify(self, fault: Fault, injected: bool) -> Verdict | None:
+    def verify(self, fault: Fault, injected: bool) -> KindCheck | None:
         """The kind's own check right after an injection or a restore (None: it has none)."""
         return self._of(fault).verify(fault, injected)

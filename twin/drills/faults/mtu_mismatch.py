@@ -11,7 +11,7 @@ from typing import ClassVar
 from twin.checks.catalog import fabric_links
 from twin.checks.collect_gnmi import collect
 from twin.checks.mtu import MtuConsistent, MtuInput
-from twin.drills.faults.base import Fault, FaultKind, LabAccess, Verdict
+from twin.drills.faults.base import Fault, FaultKind, KindCheck, LabAccess
 from twin.gnmi.client import SwitchClient
 from twin.host.shell import run
 from twin.model.drill import Step
@@ -41,7 +41,7 @@ class MtuMismatch(FaultKind):
             sw.set_field("PORT", port, "mtu", self._saved.pop(fault.target, str(self.lab.plan.fabric.mtu)))
         return "gNMI Set of PORT mtu"
 
-    def verify(self, fault: Fault, injected: bool) -> Verdict:
+    def verify(self, fault: Fault, injected: bool) -> KindCheck:
         plan = self.lab.plan
         t = time.time()
         check = MtuConsistent(MtuInput(links=fabric_links(plan)))
@@ -56,9 +56,9 @@ class MtuMismatch(FaultKind):
                 f"{'reports it' if mismatch else 'is clean'}, a {plan.fabric.mtu}-byte DF ping "
                 f"{'passes' if ping_ok else 'fails'}")
         if injected:
-            return Verdict({"mtu_check_caught": mismatch, "jumbo_df_ping_caught": not ping_ok}, note,
+            return KindCheck({"mtu_check_caught": mismatch, "jumbo_df_ping_caught": not ping_ok}, note,
                            detect_ms=seen_ms if mismatch else None)
-        return Verdict({"mtu_check_clean_after": not mismatch, "jumbo_df_ping_after": ping_ok}, note)
+        return KindCheck({"mtu_check_clean_after": not mismatch, "jumbo_df_ping_after": ping_ok}, note)
 
     def jumbo_ping(self, fault: Fault) -> bool:
         """A DF ping at the fabric MTU from the far end of the link towards the near end."""
