@@ -10,8 +10,9 @@ from twin.drills.faults.base import FaultKind
 from twin.drills.faults.injector import check_tools
 from twin.drills.faults.link_gray import gray_rules
 from twin.drills.faults.registry import FAULT_KINDS, fault_kind
+from twin.drills.slo import DEFAULT_SLO
 from twin.drills.targets import resolve
-from twin.model.drill import KINDS, NODE_KINDS, Step
+from twin.model.drill import KINDS, Slo, Step
 from twin.model.errors import DrillError, PlanError
 from twin.model.plan import Plan
 from twin.stages.load.loader import load_topology
@@ -34,7 +35,7 @@ def test_a_kind_class_is_complete(kind: str) -> None:
     cls = fault_kind(kind)
     assert cls.kind == kind and issubclass(cls, FaultKind)
     assert cls.inject is not FaultKind.inject and cls.restore is not FaultKind.restore
-    assert (cls.role is not None) == (kind in NODE_KINDS)
+    assert cls.role in (None, "spine", "leaf")
     assert cls.__module__ == f"twin.drills.faults.{kind.replace('-', '_')}"  # one module per kind
 
 
@@ -69,3 +70,16 @@ def test_gray_rules_drop_both_ways() -> None:
     assert [r[:5] for r in rules] == [["-t", "raw", "PREROUTING", "-i", "e1"],
                                       ["-t", "mangle", "POSTROUTING", "-o", "e1"]]
     assert all(r[-5:] == ["random", "--probability", "0.050000", "-j", "DROP"] for r in rules)
+
+
+def test_built_in_slos_come_from_the_kinds() -> None:
+    spine_silent = Slo(loss_ms=1500, cycle_s=20)   # only BFD sees it: ~900 ms, then BGP withdraws
+    assert {"spine-loss": Slo(loss_ms=200, cycle_s=20), "spine-silent": spine_silent,
+                           "leaf-loss": Slo(loss_ms=200, cycle_s=20), "link-down": Slo(loss_ms=200, cycle_s=20),
+                           "session-reset": Slo(loss_ms=200, cycle_s=20)} == DEFAULT_SLO
+
+
+@pytest.mark.parametrize(("kind", "hold_ms", "repeated"), [("link-gray", 3000, False), ("link-flap", None, True),
+                                                           ("link-down", None, False), ("mtu-mismatch", None, False)])
+def test_schedule_facts_of_a_kind(kind: str, hold_ms: float | None, repeated: bool) -> None:
+    assert (fault_kind(kind).hold_ms, fault_kind(kind).repeated) == (hold_ms, repeated)

@@ -16,6 +16,7 @@ from twin.checks.health import check_health
 from twin.drills import measure
 from twin.drills.assemble import assemble
 from twin.drills.faults.injector import Injector, check_tools
+from twin.drills.faults.registry import fault_kind
 from twin.drills.judge import judge
 from twin.drills.lab_health import record_lab_health
 from twin.drills.observations import During, Observations, ProbeSpec
@@ -81,7 +82,7 @@ class Drill:
         netns = {n.name: self.state.node(n.name).netns for n in self.bgp_switches}
         logs = {n.name: node_dir(self.state.lab, n.name) / EVENT_LOG for n in self.bgp_switches}
         names = {n.name: {str(nb.ip): nb.name for nb in n.neighbors} for n in self.bgp_switches}
-        lost_leaves = {f.target for f in self.faults if f.kind == "leaf-loss"}
+        lost_leaves = {f.target for f in self.faults if fault_kind(f.kind).role == "leaf"}  # their servers too
         spec = probe_spec(probe_hosts(self.plan, self.state, lost_leaves), self.opt.flows, self.opt.rate_hz)
         self.spec = spec
         pids = {leaf.name: pids[0] for leaf in self.plan.by_role("leaf")

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from twin.host.rundir import LabState
 from twin.host.shell import run
-from twin.model.drill import Step
+from twin.model.drill import Slo, Step
 from twin.model.errors import DrillError
 from twin.model.plan import LinkPlan, Plan
 from twin.runtime.registry import Runtime
@@ -92,6 +92,9 @@ class FaultKind:
     role: ClassVar[str | None] = None            # the role of the node it targets; None: it targets a link
     changes_topology: ClassVar[bool] = True      # False: routing should not change (gray, MTU)
     tool: ClassVar[tuple[str, str] | None] = None  # (program, Debian package) it runs in the nodes
+    hold_ms: ClassVar[float | None] = None       # its length when the step sets none; None: until settled
+    repeated: ClassVar[bool] = False             # the step's flaps x period_ms make it a train (schedule.py)
+    slo: ClassVar[Slo | None] = None             # built-in limits, under the lab's and the scenario's (slo.py)
 
     def __init__(self, lab: LabAccess) -> None:
         self.lab = lab

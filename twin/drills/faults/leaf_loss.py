@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from twin.drills.faults.spine_loss import SpineLoss
+from twin.model.drill import Slo
 
 
 class LeafLoss(SpineLoss):
     kind = "leaf-loss"
     role: ClassVar[str | None] = "leaf"
+    slo: ClassVar[Slo | None] = Slo(loss_ms=200, cycle_s=20)

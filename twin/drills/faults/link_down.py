@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from twin.drills.faults.base import Fault, FaultKind
-from twin.model.drill import Step
+from twin.model.drill import Slo, Step
 
 
 class LinkDown(FaultKind):
     kind = "link-down"
+    slo: ClassVar[Slo | None] = Slo(loss_ms=200, cycle_s=20)
 
     def inject(self, fault: Fault, step: Step) -> str:
         return self._set(fault, up=False)

@@ -8,6 +8,8 @@ from typing import ClassVar
 from twin.drills.faults.base import Fault, FaultKind
 from twin.model.drill import Step
 
+GRAY_HOLD_MS = 3000   # a gray failure changes no routes, so it has no convergence to wait for
+
 
 def gray_rules(iface: str, probability: float) -> list[list[str]]:
     """iptables rules dropping `probability` of packets entering and leaving `iface`."""
@@ -21,6 +23,7 @@ class LinkGray(FaultKind):
     kind = "link-gray"
     changes_topology: ClassVar[bool] = False
     tool: ClassVar[tuple[str, str] | None] = ("iptables", "iptables")
+    hold_ms: ClassVar[float | None] = GRAY_HOLD_MS
 
     def inject(self, fault: Fault, step: Step) -> str:
         return self._rules(fault, step, "-I")

@@ -3,14 +3,17 @@ would arrive; the restore sets it up again."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from twin.drills.faults.base import Fault, FaultKind
 from twin.gnmi.client import SwitchClient
-from twin.model.drill import Step
+from twin.model.drill import Slo, Step
 from twin.model.errors import DrillError
 
 
 class SessionReset(FaultKind):
     kind = "session-reset"
+    slo: ClassVar[Slo | None] = Slo(loss_ms=200, cycle_s=20)
 
     def inject(self, fault: Fault, step: Step) -> str:
         return self._admin(fault, "down")

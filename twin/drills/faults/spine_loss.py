@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from twin.drills.faults.base import Fault, FaultKind
-from twin.model.drill import Step
+from twin.model.drill import Slo, Step
 
 
 class SpineLoss(FaultKind):
     kind = "spine-loss"
     role: ClassVar[str | None] = "spine"
+    slo: ClassVar[Slo | None] = Slo(loss_ms=200, cycle_s=20)
 
     def inject(self, fault: Fault, step: Step) -> str:
         return self._lose(fault, True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from twin.drills.faults.base import Fault, FaultKind
-from twin.model.drill import Step
+from twin.model.drill import Slo, Step
 
 SILENT_TABLE = "twin_drill_silent"
 SILENT_RULES = f"""table inet {SILENT_TABLE} {{
@@ -18,6 +18,8 @@ SILENT_RULES = f"""table inet {SILENT_TABLE} {{
 
 class SpineSilent(FaultKind):
     kind = "spine-silent"
+    # only BFD sees a silent spine: SONiC's 300 ms x 3 declares it down ~900 ms in, then BGP withdraws
+    slo: ClassVar[Slo | None] = Slo(loss_ms=1500, cycle_s=20)
     role: ClassVar[str | None] = "spine"
     tool: ClassVar[tuple[str, str] | None] = ("nft", "nftables")
 
