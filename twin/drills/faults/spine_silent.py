@@ -18,9 +18,9 @@ SILENT_RULES = f"""table inet {SILENT_TABLE} {{
 
 class SpineSilent(FaultKind):
     kind = "spine-silent"
+    role: ClassVar[str | None] = "spine"
     # only BFD sees a silent spine: SONiC's 300 ms x 3 declares it down ~900 ms in, then BGP withdraws
     slo: ClassVar[Slo | None] = Slo(loss_ms=1500, cycle_s=20)
-    role: ClassVar[str | None] = "spine"
     tool: ClassVar[tuple[str, str] | None] = ("nft", "nftables")
 
     def inject(self, fault: Fault, step: Step) -> str:
