@@ -39,6 +39,11 @@ def test_a_kind_class_is_complete(kind: str) -> None:
     assert cls.__module__ == f"twin.drills.faults.{kind.replace('-', '_')}"  # one module per kind
 
 
+def test_a_kind_class_must_name_itself() -> None:
+    with pytest.raises(TypeError, match="NoName must set `kind`"):
+        type("NoName", (fault_kind("link-down"),), {})
+
+
 def test_unknown_kind_names_the_known_ones() -> None:
     with pytest.raises(DrillError, match="unknown drill kind nope; kinds: spine-loss"):
         fault_kind("nope")

@@ -96,6 +96,12 @@ class FaultKind:
     repeated: ClassVar[bool] = False             # the step's flaps x period_ms make it a train (schedule.py)
     slo: ClassVar[Slo | None] = None             # built-in limits, under the lab's and the scenario's (slo.py)
 
+    def __init_subclass__(cls) -> None:
+        """Each kind names itself: a subclass that inherited its parent's `kind` would register twice."""
+        super().__init_subclass__()
+        if not isinstance(cls.__dict__.get("kind"), str):
+            raise TypeError(f"fault kind class {cls.__name__} must set `kind` to its own name")
+
     def __init__(self, lab: LabAccess) -> None:
         self.lab = lab
 
