@@ -10,7 +10,7 @@ up), then:
 - memory (sonic-mgmt's link-flap memory check, tests/platform_tests/link_flap): the RSS and PSS
   (/proc/PID/smaps_rollup) of bgpd, zebra and bfdd on both ends of one leaf-spine link and of the
   lab's gNMI agent, before and after --flaps flaps of that link. A flap is the drills' own link
-  fault (twin.drills.faults: the leaf's end administratively down, then up), each waiting until
+  fault (twin.drills.faults.link_flap: the leaf's end administratively down, then up), each waiting until
   the leaf's bgpd has seen the session go down and come back Established, so every flap is a full
   session teardown and re-establishment (sessions_dropped counts them from bgpd). Growth in percent
   per process (sonic-mgmt's bound: 5 %), and over the second half of the flaps alone: memory that
@@ -39,7 +39,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from twin.drills.faults import Injector  # noqa: E402
+from twin.drills.faults.injector import Injector  # noqa: E402
 from twin.drills.targets import resolve  # noqa: E402
 from twin.host.processes import memory_kib, netns_processes  # noqa: E402
 from twin.host.rundir import LabState, lab_dir, load_plan, load_state, node_dir  # noqa: E402

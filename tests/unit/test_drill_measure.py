@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from twin.drills import measure
-from twin.drills.probe import Flow
-from twin.drills.targets import Session
+from twin.drills.faults.base import Session
+from twin.drills.observations import ProbeResult
+from twin.drills.observe.probe import Flow
 from twin.model.drill import LossRun, SessionEvent
 
 FULL = {"10.1.0.2/32": frozenset({"a", "b"})}
@@ -91,5 +92,6 @@ def test_moved_flows_separates_needless_moves() -> None:
 
 
 def test_delivery_timeline_is_received_over_sent_per_bin() -> None:
-    result = {"t0": 100.0, "bin_s": 0.05, "sent_bins": [[0, 10], [1, 10]], "recv_bins": [[0, 10], [1, 4]]}
+    result = ProbeResult(t0=100.0, stopped=100.1, rate_hz=100, bin_s=0.05, sent_bins=[(0, 10), (1, 10)],
+                         recv_bins=[(0, 10), (1, 4)])
     assert measure.delivery_timeline(result, 100.0) == [[0.0, 1.0], [50.0, 0.4]]

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from twin.drills.schedule import GRAY_HOLD_MS, plan_actions
+from twin.drills.faults.link_gray import GRAY_HOLD_MS
+from twin.drills.schedule import plan_actions
 from twin.drills.slo import single, slo_for
 from twin.model.drill import KINDS, Scenario, Slo, Step
 from twin.model.errors import PlanError

@@ -4,13 +4,11 @@ loss runs, traffic shares. Times are wall-clock seconds; results are millisecond
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
+from twin.drills.faults.base import Session
+from twin.drills.observations import FibHistory, ProbeResult
 from twin.drills.oracle import Fib, mismatches
-from twin.drills.targets import Session
 from twin.model.drill import LossRun, SessionEvent
-
-FibHistory = list[tuple[float, str, dict[str, frozenset[str]]]]
 
 
 def fib_at(history: FibHistory, t: float) -> Fib:
@@ -62,9 +60,8 @@ def ms(t: float | None, since: float) -> float | None:
     return None if t is None else round((t - since) * 1000, 1)
 
 
-def loss_runs(result: dict[str, Any]) -> list[LossRun]:
-    return [LossRun(flow=f["flow"], first_seq=int(r[0]), count=int(r[1]), t_start=r[2], t_end=r[3])
-            for f in result["flows"] for r in f["runs"]]
+def loss_runs(result: ProbeResult) -> list[LossRun]:
+    return result.loss_runs()
 
 
 def longest_loss(runs: Iterable[LossRun], period: float, start: float, end: float) -> tuple[float, int]:
@@ -119,10 +116,10 @@ def share_timeline(samples: list[tuple[float, dict[str, int]]], t0: float,
     return out
 
 
-def delivery_timeline(result: dict[str, Any], t0: float) -> list[list[float]]:
+def delivery_timeline(result: ProbeResult, t0: float) -> list[list[float]]:
     """[[t_ms, delivered share]] per probe bin, by send time."""
-    sent, got = dict(result["sent_bins"]), dict(result["recv_bins"])
-    bin_s, base = result["bin_s"], result["t0"]
+    sent, got = dict(result.sent_bins), dict(result.recv_bins)
+    bin_s, base = result.bin_s, result.t0
     return [[round((base + b * bin_s - t0) * 1000, 1), round(min(1.0, got.get(b, 0) / n), 4)]
             for b, n in sorted((int(k), v) for k, v in sent.items()) if n]
 

@@ -8,11 +8,12 @@ Spines sharing one ASN is what stops a spine from reaching a leaf through anothe
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import networkx as nx
 
-from twin.drills.targets import LinkKey, link_key
+from twin.drills.faults.base import Fault, LinkKey, link_key
+from twin.drills.schedule import fault_scope
 from twin.model.plan import Plan
 
 # switch -> prefix -> next-hop addresses
@@ -114,3 +115,19 @@ def ecmp_widths(plan: Plan, fib: Fib, exclude: Iterable[str] = ()) -> dict[str, 
                   if other.name != leaf.name and other.name in fib]
         out[leaf.name] = min(widths) if widths else 0
     return out
+
+
+class Expectation:
+    """What every FIB should hold while some of a drill's faults are active, and which switches not to
+    look at (the ones out of the fabric); computed once per set of active faults."""
+
+    def __init__(self, plan: Plan, faults: Sequence[Fault]) -> None:
+        self.plan, self.faults = plan, list(faults)
+        self._cache: dict[frozenset[int], tuple[Fib, set[str]]] = {}
+
+    def __call__(self, active: frozenset[int]) -> tuple[Fib, set[str]]:
+        """`active`: indexes into the drill's faults."""
+        if active not in self._cache:
+            nodes, links = fault_scope([self.faults[i] for i in active])
+            self._cache[active] = (expected_fibs(self.plan, nodes, links), nodes)
+        return self._cache[active]

@@ -1,37 +1,40 @@
-"""Run a drill: watch, inject, measure, restore, verify, judge.
+"""Run a drill: watch, inject, restore, verify; then assemble the report and judge it.
 
 Everything is recorded on one clock (wall time): FIB changes from netlink, session changes from
-bgpd's log, uplink counters and the probe's packets. Waiting is done by watching those records,
-never by sleeping a fixed time; the judgement is made afterwards from the records alone.
+bgpd's log, uplink counters and the probe's packets (drills/observe/). Waiting is done by watching
+those records, never by sleeping a fixed time. What was recorded becomes one `Observations`; the
+report is assembled (assemble.py) and judged (judge.py) from it alone.
 """
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from twin.checks.health import check_health
 from twin.drills import measure
-from twin.drills.counters import SpineCounters
-from twin.drills.faults import Injector
-from twin.drills.fibwatch import FibWatch
-from twin.drills.logwatch import LogWatch
-from twin.drills.oracle import Fib, ecmp_widths, expected_fibs, mismatches
-from twin.drills.probe_traffic import ProbeProcess, endpoints, flow_paths, probe_spec
-from twin.drills.schedule import Action, fault_scope, plan_actions
-from twin.drills.targets import Fault, LinkKey, resolve
-from twin.host.rundir import lab_dir, node_dir, save_state
+from twin.drills.assemble import assemble
+from twin.drills.faults.injector import Injector, check_tools
+from twin.drills.faults.registry import fault_kind
+from twin.drills.judge import judge
+from twin.drills.lab_health import record_lab_health
+from twin.drills.observations import During, Observations, ProbeSpec
+from twin.drills.observe.counters import SpineCounters
+from twin.drills.observe.fibwatch import FibWatch
+from twin.drills.observe.logwatch import LogWatch
+from twin.drills.observe.probe_traffic import ProbeProcess, flow_paths, probe_hosts, probe_spec
+from twin.drills.oracle import Expectation, expected_fibs, mismatches
+from twin.drills.schedule import Action, plan_actions
+from twin.drills.targets import resolve
+from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab
-from twin.model.drill import ActionReport, DrillReport, Scenario, Slo
+from twin.model.drill import DrillReport, Scenario, Slo
 from twin.model.errors import DrillError
 from twin.runtime.registry import Runtime
 from twin.switch.frr_daemons import EVENT_LOG
 
 Progress = Callable[[str], None]
-TOOLS = {"spine-silent": ("nft", "nftables"), "link-gray": ("iptables", "iptables")}
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class Options:
 
 
 class Drill:
+    """One drill on a running lab: `run` executes the schedule while the observers record, restores
+    whatever is still in place after an error, and returns the judged report."""
+
     def __init__(self, runtime: Runtime, lab: RunningLab, scenario: Scenario, slo: Slo,
                  progress: Progress = lambda s: None, options: Options = Options()) -> None:
         self.runtime, self.lab, self.state, self.plan = runtime, lab, lab.state, lab.plan
@@ -50,39 +56,35 @@ class Drill:
         self.scenario, self.slo, self.progress, self.opt = scenario, slo, progress, options
         self.steps, self.actions = plan_actions(scenario)
         self.faults = [resolve(plan, s) for s in self.steps]
-        for f in self.faults:
-            tool = TOOLS.get(f.kind)
-            if tool and shutil.which(tool[0]) is None:
-                raise DrillError(f"{f.kind} needs {tool[0]}, which is not installed: apt-get install {tool[1]} "
-                                 "(make lab-up installs it)")
+        check_tools(dict.fromkeys(f.kind for f in self.faults))
         self.injector = Injector(runtime, lab)
         self.workdir = lab_dir(state.lab) / "drill"
         self.bgp_switches = [n for n in plan.switches if n.asn is not None]
         self.baseline = expected_fibs(plan)
-        self._expected: dict[frozenset[int], tuple[Fib, set[str]]] = {}
+        self.expected = Expectation(plan, self.faults)
         self.checks: dict[str, bool] = {}
         self.notes: list[str] = []
-        self.spec: dict[str, Any] = {}
-        self.mtu_detect_ms: float | None = None
+        self.detect_by_check: dict[int, float | None] = {}
+        self.spec: ProbeSpec | None = None
         self._active: set[int] = set()
-
-    # -- the oracle for a set of active faults -------------------------------------------------
-
-    def expected(self, active: frozenset[int]) -> tuple[Fib, set[str]]:
-        if active not in self._expected:
-            nodes, links = fault_scope([self.faults[i] for i in active])
-            self._expected[active] = (expected_fibs(self.plan, nodes, links), nodes)
-        return self._expected[active]
 
     # -- running -------------------------------------------------------------------------------
 
     def run(self) -> DrillReport:
+        obs = self.observe()
+        report = judge(assemble(self.plan, self.scenario.name, self.state.lab, self.slo, obs, self.expected),
+                       self.slo, obs)
+        record_lab_health(self.state, report, obs.why)
+        return report
+
+    def observe(self) -> Observations:
+        """Run the drill with every observer recording; what they recorded."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         netns = {n.name: self.state.node(n.name).netns for n in self.bgp_switches}
         logs = {n.name: node_dir(self.state.lab, n.name) / EVENT_LOG for n in self.bgp_switches}
         names = {n.name: {str(nb.ip): nb.name for nb in n.neighbors} for n in self.bgp_switches}
-        lost_leaves = {f.target for f in self.faults if f.kind == "leaf-loss"}
-        spec = probe_spec(endpoints(self.plan, self.state, lost_leaves), self.opt.flows, self.opt.rate_hz)
+        lost_leaves = {f.target for f in self.faults if fault_kind(f.kind).role == "leaf"}  # their servers too
+        spec = probe_spec(probe_hosts(self.plan, self.state, lost_leaves), self.opt.flows, self.opt.rate_hz)
         self.spec = spec
         pids = {leaf.name: pids[0] for leaf in self.plan.by_role("leaf")
                 if (pids := self.runtime.node_pids(self.state, leaf.name))}
@@ -99,7 +101,7 @@ class Drill:
             with SpineCounters(self.plan, pids) as counters, ProbeProcess(spec, self.workdir) as probe:
                 self.progress("probe traffic running")
                 self._wait(self.opt.warmup_s)
-                t_before = (started, time.time())
+                before = (started, time.time())
                 paths_before = flow_paths(self.plan, self.runtime, self.state, spec)
                 fib_before = fibs.snapshot()
                 zero = time.time()
@@ -108,9 +110,7 @@ class Drill:
                 except BaseException:
                     self._restore_all()
                     raise
-                paths_during = during.get("paths", {})
-                fib_during = during.get("fib", fib_before)
-                restored, t_recovered, why = self._await_recovery()
+                restored, recovered_at, why = self._await_recovery()
                 self._wait(self.scenario.settle_ms / 1000)
                 paths_after = flow_paths(self.plan, self.runtime, self.state, spec) if restored else {}
                 fib_after = fibs.snapshot()
@@ -123,14 +123,12 @@ class Drill:
                 restored = False
                 why = "; ".join(f"{r.name}: {i.subject} {i.message}" for r in health.results
                                 for i in r.failures[:3])
-        ended = time.time()
-        report = self._report(result, spec, zero, t_before, during, t_recovered, restored, why,
-                              paths_before, paths_during, paths_after, fib_before, fib_during, fib_after,
-                              counters.samples)
-        report.cycle_s = round(ended - zero, 2)
-        self._judge(report, result, t_recovered)
-        self._mark(report, why)
-        return report
+        return Observations(
+            faults=self.faults, steps=self.steps, actions=self.actions, spec=spec, probe=result,
+            started=started, zero=zero, before=before, during=during, recovered_at=recovered_at,
+            restored=restored, why=why, ended=time.time(), paths_before=paths_before, paths_after=paths_after,
+            fib_before=fib_before, fib_after=fib_after, fib_history=fibs.history, samples=counters.samples,
+            events=self.logs.events, checks=self.checks, notes=self.notes, detect_by_check=self.detect_by_check)
 
     def _restore_all(self) -> None:
         """After an error or Ctrl-C mid-drill: take back every fault still in place, best effort."""
@@ -166,8 +164,12 @@ class Drill:
                              "the lab is left as it is for inspection") from exc
         (active.add if action.inject else active.discard)(action.index)
         self._active = set(active)
-        if fault.kind == "mtu-mismatch":
-            self._mtu_checks(fault, caught=action.inject)
+        own = self.injector.verify(fault, injected=action.inject)
+        if own is not None:
+            self.checks.update(own.checks)
+            self.notes.append(own.note)
+            if action.inject:
+                self.detect_by_check[action.index] = own.detect_ms
 
     def _converged(self, active: frozenset[int]) -> bool:
         expected, ignore = self.expected(active)
@@ -178,25 +180,25 @@ class Drill:
         got = measure.first_events(self.logs.events, want, "down", since, time.time())
         return len(got) == len(set(want))
 
-    def _execute(self, zero: float) -> dict[str, Any]:
-        """Run every action; returns what was seen while the faults were in place."""
+    def _execute(self, zero: float) -> During | None:
+        """Run every action; what was seen while the untimed faults were in place (None: none)."""
+        assert self.spec is not None
         active: set[int] = set()
         timed = sorted((a for a in self.actions if a.at is not None), key=lambda a: (a.at, not a.inject))
         settle = self.scenario.settle_ms / 1000
         timeout = self.plan.fabric.bgp.holdtime + 10
-        during: dict[str, Any] = {}
         for action in timed:
             assert action.at is not None
             self._wait(zero + action.at - time.time())
             self._do(action, active)
         adaptive = [a for a in self.actions if a.at is None]
         if not adaptive:
-            return during
+            return None
         frozen = frozenset(active)
         self._wait(timeout, lambda: self._converged(frozen) and self._sessions_down(frozen, zero))
         self._wait(settle)
-        during = {"window": (time.time() - settle, time.time()), "fib": self.fibs.snapshot()}
-        during["paths"] = flow_paths(self.plan, self.runtime, self.state, self.spec)
+        window, fib = (time.time() - settle, time.time()), self.fibs.snapshot()
+        during = During(window=window, fib=fib, paths=flow_paths(self.plan, self.runtime, self.state, self.spec))
         for action in reversed(adaptive):
             self._do(action, active)
         return during
@@ -216,210 +218,3 @@ class Drill:
         off = mismatches(self.baseline, self.fibs.snapshot())
         return False, None, (f"the fabric did not return to its baseline within {self.opt.recovery_timeout_s:.0f} s: "
                              + ("; ".join(off[:3]) if off else "BGP sessions still down"))
-
-    def _mtu_checks(self, fault: Fault, caught: bool) -> None:
-        """During an MTU mismatch, `twin verify`'s MTU check and a jumbo DF ping must both fail;
-        after the restore, both must pass."""
-        from twin.checks.catalog import fabric_links
-        from twin.checks.collect_gnmi import collect_gnmi
-        from twin.checks.mtu import MtuConsistent, MtuInput
-
-        t = time.time()
-        check = MtuConsistent(MtuInput(links=fabric_links(self.plan)))
-        while True:
-            mismatch = check.evaluate(collect_gnmi(self.lab, [check])).status == "failure"
-            if mismatch == caught or time.time() > t + 5:
-                break
-            time.sleep(0.05)
-        seen_ms = round((time.time() - t) * 1000, 1)
-        ping_ok = self.injector.jumbo_ping(fault)
-        if caught:
-            self.mtu_detect_ms = seen_ms if mismatch else None
-            self.checks["mtu_check_caught"] = mismatch
-            self.checks["jumbo_df_ping_caught"] = not ping_ok
-        else:
-            self.checks["mtu_check_clean_after"] = not mismatch
-            self.checks["jumbo_df_ping_after"] = ping_ok
-        self.notes.append(f"{'during' if caught else 'after'} the mismatch: the MTU check "
-                          f"{'reports it' if mismatch else 'is clean'}, a {self.plan.fabric.mtu}-byte DF ping "
-                          f"{'passes' if ping_ok else 'fails'}")
-
-    # -- judging -------------------------------------------------------------------------------
-
-    def _action_reports(self, runs: list[Any], period: float, zero: float, end: float) -> list[ActionReport]:
-        done = sorted((a for a in self.actions if a.t), key=lambda a: a.t)
-        history = self.fibs.history
-        out = []
-        active: set[int] = set()
-        for k, action in enumerate(done):
-            (active.add if action.inject else active.discard)(action.index)
-            fault = self.faults[action.index]
-            until = done[k + 1].t if k + 1 < len(done) else end
-            expected, ignore = self.expected(frozenset(active))
-            conv = measure.converged_at(history, expected, action.t, until, ignore)
-            if action.inject:
-                state, wanted = "down", list(fault.sessions) if fault.topology_change else []
-            else:  # the sessions of this fault that went down while it was in place
-                since = max((a.t for a in done[:k] if a.inject and a.index == action.index), default=zero)
-                went = measure.first_events(self.logs.events, fault.sessions, "down", since, action.t)
-                state, wanted = "up", list(went)
-            seen = measure.first_events(self.logs.events, wanted, state, action.t, until)
-            node_fault = bool(fault.nodes)
-            others = [t for s, t in seen.items() if not (node_fault and s.node == fault.target)]
-            own = [t for s, t in seen.items() if node_fault and s.node == fault.target]
-            all_seen = len(seen) == len(set(wanted))
-            loss, lost = measure.longest_loss(runs, period, action.t, until)
-            detect = measure.ms(max(others), action.t) if others and all_seen else None
-            if fault.kind == "mtu-mismatch" and action.inject:
-                detect = self.mtu_detect_ms
-            out.append(ActionReport(
-                action="inject" if action.inject else "restore", kind=fault.kind, target=fault.target,
-                t_ms=round((action.t - zero) * 1000, 1), detect_ms=detect,
-                detect_target_ms=measure.ms(max(own), action.t) if own else None,
-                converge_ms=measure.ms(conv, action.t), loss_ms=loss, lost_packets=lost,
-                settled=conv is not None and all_seen, timed=action.timed, how=action.how))
-        return out
-
-    def _report(self, result: dict[str, Any], spec: dict[str, Any], zero: float, t_before: tuple[float, float],
-                during: dict[str, Any], t_recovered: float | None, restored: bool, why: str,
-                paths_before: dict[int, str | None], paths_during: dict[int, str | None],
-                paths_after: dict[int, str | None], fib_before: Fib, fib_during: Fib, fib_after: Fib,
-                samples: list[tuple[float, dict[str, int]]]) -> DrillReport:
-        period = 1 / result["rate_hz"]
-        runs = measure.loss_runs(result)
-        end = result["stopped"]
-        actions = self._action_reports(runs, period, zero, end)
-        injects = [a for a in actions if a.action == "inject"]
-        restores = [a for a in actions if a.action == "restore"]
-        first = injects[0]
-        last = restores[-1] if restores else None
-        nodes, links = fault_scope(self.faults)
-        failed_spines = {n for n in nodes if self.plan.node(n).role == "spine"}
-        alive = [s for s in sorted({n.name for n in self.plan.by_role("spine")}) if s not in failed_spines]
-        if "window" in during:
-            a, b = during["window"]
-        else:  # timed scenario: from the first injection's convergence to the next action
-            a = zero + (first.t_ms + (first.converge_ms or 0)) / 1000
-            b = zero + (actions[1].t_ms / 1000 if len(actions) > 1 else end - zero)
-            fib_during = measure.fib_at(self.fibs.history, a)
-        dist = measure.shares(samples, a, b)
-        broken = self._broken_flows(spec, nodes, links, paths_before)
-        moved, moved_healthy = measure.moved_flows(paths_before, paths_during, broken) if paths_during else (0, 0)
-        timeline = {"delivery": measure.delivery_timeline(result, zero)}
-        timeline.update({f"share:{k}": v for k, v in measure.share_timeline(samples, zero).items()})
-        timeline["actions"] = [[a.t_ms, 1.0 if a.action == "inject" else 0.0] for a in actions]
-        fault_names = ", ".join(f"{f.kind} {f.target}" for f in dict.fromkeys(self.faults))
-        sent = sum(f["sent"] for f in result["flows"])
-        received = sum(f["received"] for f in result["flows"])
-        noticed = any(a.detect_ms is not None or (a.converge_ms or 0) > 0 for a in injects) or any(
-            e.state == "down" for e in self.logs.events)
-        report = DrillReport(
-            drill=self.scenario.name, target=", ".join(dict.fromkeys(f.target for f in self.faults)),
-            lab=self.state.lab, passed=False, restored=restored,
-            detect_ms=first.detect_ms, detect_target_ms=first.detect_target_ms, converge_ms=first.converge_ms,
-            loss_ms=max((a.loss_ms for a in injects), default=0.0),
-            recovery={"detect_ms": last.detect_ms if last else None,
-                      "converge_ms": last.converge_ms if last else None,
-                      "loss_ms": max((a.loss_ms for a in restores), default=0.0)},
-            noticed=noticed,
-            paths_before=ecmp_widths(self.plan, fib_before),
-            paths_during=ecmp_widths(self.plan, fib_during, exclude=nodes),
-            paths_after=ecmp_widths(self.plan, fib_after),
-            distribution=dist, distribution_before=measure.shares(samples, *t_before),
-            distribution_after=measure.shares(samples, t_recovered, end) if t_recovered else {},
-            imbalance=measure.imbalance(dist, alive), flows=len(result["flows"]), flows_moved=moved,
-            flows_moved_healthy=moved_healthy,
-            probe={"rate_hz_per_flow": result["rate_hz"], "sent": sent, "received": received,
-                   "lost": sum(r.count for r in runs), "send_errors": result["send_errors"],
-                   "reordered": sum(f["reordered"] for f in result["flows"])},
-            actions=actions, sessions=list(self.logs.events), checks=dict(self.checks),
-            slo=self.slo.model_dump(exclude_none=True), timeline=timeline, notes=list(self.notes))
-        if not restored:
-            report.notes.append(f"NOT RESTORED: {why}")
-        if self.faults[0].kind == "link-gray":
-            report.notes.append(self._gray_note(result, spec, paths_before, report.noticed))
-        report.notes.insert(0, f"faults: {fault_names}")
-        return report
-
-    def _broken_flows(self, spec: dict[str, Any], nodes: set[str], links: set[LinkKey],
-                      paths: dict[int, str | None]) -> set[int]:
-        """Flows whose path before the fault crossed a failed spine or link."""
-        dead_pairs = set()
-        for (a, _), (b, _) in links:
-            dead_pairs |= {(a, b), (b, a)}
-        broken = set()
-        fid = 0
-        for pair in spec["pairs"]:
-            for _ in pair["sports"]:
-                spine = paths.get(fid)
-                if spine is None or spine in nodes or (pair["src_leaf"], spine) in dead_pairs or \
-                        (spine, pair["dst_leaf"]) in dead_pairs:
-                    broken.add(fid)
-                fid += 1
-        return broken
-
-    def _gray_note(self, result: dict[str, Any], spec: dict[str, Any], paths: dict[int, str | None],
-                   noticed: bool) -> str:
-        fault = self.faults[0]
-        assert fault.link is not None
-        ends = {fault.link.a_node, fault.link.b_node}
-        crossing = set()
-        fid = 0
-        for pair in spec["pairs"]:
-            for _ in pair["sports"]:
-                spine = paths.get(fid)
-                if spine in ends and (pair["src_leaf"] in ends or pair["dst_leaf"] in ends):
-                    crossing.add(fid)
-                fid += 1
-        injected = [a.t for a in self.actions if a.inject and a.t]
-        restored = [a.t for a in self.actions if not a.inject and a.t]
-        start, stop = injected[0], (restored[-1] if restored else result["stopped"])
-        sent = len(crossing) * (stop - start) * result["rate_hz"]
-        lost = sum(r.count for r in measure.loss_runs(result) if r.flow in crossing and start <= r.t_start < stop)
-        pct = 100 * lost / sent if sent else 0.0
-        return (f"gray link: {len(crossing)} probe flows crossed it and lost {pct:.2f}% of their packets "
-                f"({self.steps[0].loss_pct:g}% injected); the fabric "
-                + ("noticed (sessions or routes changed)" if noticed else
-                   "did NOT notice: BGP and BFD stayed up and every FIB kept the link, so traffic kept "
-                   "being hashed onto it"))
-
-    def _judge(self, report: DrillReport, result: dict[str, Any], t_recovered: float | None) -> None:
-        v = report.violations
-        slo = self.slo
-        limits = {"detect_ms": report.detect_ms, "converge_ms": report.converge_ms, "loss_ms": report.loss_ms,
-                  "recovery_converge_ms": report.recovery.get("converge_ms"),
-                  "recovery_loss_ms": report.recovery.get("loss_ms"), "imbalance": report.imbalance,
-                  "cycle_s": report.cycle_s}
-        for key, value in limits.items():
-            limit = getattr(slo, key)
-            if limit is None:
-                continue
-            if value is None:
-                v.append(f"{key}: not measured (limit {limit:g})")
-            elif value > limit:
-                v.append(f"{key}: {value:g} > {limit:g}")
-        for a in report.actions:
-            if a.action == "inject" and not a.timed and a.converge_ms is None:
-                v.append(f"{a.action} {a.kind} {a.target} at {a.t_ms:g} ms: the FIBs never matched the "
-                         "expected state before the next action")
-        if not report.restored:
-            v.append("the fabric was not restored to its baseline")
-        if t_recovered is not None:
-            post = [r for r in measure.loss_runs(result) if r.t_start >= t_recovered]
-            if post:
-                v.append(f"probe lost {sum(r.count for r in post)} packets after recovery")
-        for spine in {f.target for f in self.faults if f.kind in ("spine-loss", "spine-silent")}:
-            share = report.distribution.get(spine)
-            if share is not None and share > 0.01:
-                v.append(f"{spine} still carried {share:.1%} of probe traffic after convergence")
-        v += [f"check failed: {name}" for name, ok in report.checks.items() if not ok]
-        report.passed = not v
-
-    def _mark(self, report: DrillReport, why: str) -> None:
-        if not report.restored:
-            self.state.unhealthy = f"drill {report.drill} on {report.target} could not restore the fabric: {why}"
-        elif self.state.unhealthy:
-            self.state.unhealthy = None
-        else:
-            return
-        save_state(self.state)

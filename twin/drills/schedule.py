@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from twin.drills.targets import Fault, LinkKey
+from twin.drills.faults.base import Fault, LinkKey
+from twin.drills.faults.registry import fault_kind
 from twin.model.drill import Scenario, Step
-
-GRAY_HOLD_MS = 3000   # a gray failure changes no routes, so it has no convergence to wait for
 
 
 @dataclass
@@ -26,7 +25,8 @@ def plan_actions(scenario: Scenario) -> tuple[list[Step], list[Action]]:
     steps: list[Step] = []
     actions: list[Action] = []
     for step in scenario.steps:
-        if step.kind == "link-flap":
+        kind = fault_kind(step.kind)
+        if kind.repeated:
             hold = (step.hold_ms or step.period_ms / 2) / 1000
             for k in range(step.flaps):
                 steps.append(step)
@@ -35,7 +35,7 @@ def plan_actions(scenario: Scenario) -> tuple[list[Step], list[Action]]:
             continue
         steps.append(step)
         at = step.at_ms / 1000
-        held: float | None = step.hold_ms or (GRAY_HOLD_MS if step.kind == "link-gray" else None)
+        held: float | None = step.hold_ms or kind.hold_ms
         actions.append(Action(at, True, len(steps) - 1, timed=held is not None))
         actions.append(Action(at + held / 1000 if held else None, False, len(steps) - 1, timed=held is not None))
     return steps, actions

@@ -6,20 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from twin.drills.faults.registry import FAULT_KINDS
 from twin.drills.schedule import plan_actions
 from twin.model.drill import LabDrill, Scenario, Slo, Step
 from twin.model.lab import DrillSettings
 from twin.stages.load.scenario import load_scenario
 
-# What a drill must meet when the lab says nothing: the targets this project holds itself to.
-DEFAULT_SLO: dict[str, Slo] = {
-    "spine-loss": Slo(loss_ms=200, cycle_s=20),
-    # only BFD sees a silent spine: SONiC's 300 ms x 3 declares it down ~900 ms in, then BGP withdraws
-    "spine-silent": Slo(loss_ms=1500, cycle_s=20),
-    "leaf-loss": Slo(loss_ms=200, cycle_s=20),
-    "link-down": Slo(loss_ms=200, cycle_s=20),
-    "session-reset": Slo(loss_ms=200, cycle_s=20),
-}
+# What a drill must meet when the lab says nothing: the targets this project holds itself to, set by each
+# fault kind's class (its `slo`).
+DEFAULT_SLO: dict[str, Slo] = {name: cls.slo for name, cls in FAULT_KINDS.items() if cls.slo is not None}
 
 
 def own_duration_s(scenario: Scenario) -> float:

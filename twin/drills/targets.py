@@ -1,45 +1,14 @@
-"""Turn a drill's target (`spine1`, `leaf1:spine1`, `leaf1:Ethernet128`) into the plan's elements."""
+"""Turn a drill's target (`spine1`, `leaf1:spine1`, `leaf1:Ethernet128`) into the plan's elements: a `Fault`.
+
+A kind with a `role` (faults/registry.py) takes a node of that role; the others take a link."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from twin.model.drill import NODE_KINDS, Step
+from twin.drills.faults.base import Fault, Session, link_key
+from twin.drills.faults.registry import fault_kind
+from twin.model.drill import Step
 from twin.model.errors import PlanError, Problem
 from twin.model.plan import LinkPlan, Plan
-
-# One end of a link: (node, SONiC port name)
-End = tuple[str, str]
-# A link, its two ends sorted so that either spelling is the same key
-LinkKey = tuple[End, End]
-
-
-def link_key(a: End, b: End) -> LinkKey:
-    return (a, b) if a <= b else (b, a)
-
-
-@dataclass(frozen=True)
-class Session:
-    """One BGP session as seen from `node`: its neighbor `peer` at address `peer_ip`."""
-
-    node: str
-    peer: str
-    peer_ip: str
-
-
-@dataclass(frozen=True)
-class Fault:
-    kind: str
-    target: str                               # canonical: `spine1` or `leaf1:Ethernet128`
-    nodes: frozenset[str] = frozenset()       # nodes out of the fabric (lost or silent)
-    links: frozenset[LinkKey] = frozenset()   # links (or sessions) out of the fabric
-    link: LinkPlan | None = None              # the link a link fault acts on
-    sessions: tuple[Session, ...] = field(default=())  # sessions the fault should bring down
-
-    @property
-    def topology_change(self) -> bool:
-        """Whether routing is expected to change (a gray link or an MTU mismatch should not)."""
-        return self.kind not in ("link-gray", "mtu-mismatch")
 
 
 def _problem(message: str, fix: str) -> PlanError:
@@ -71,8 +40,8 @@ def resolve_link(plan: Plan, target: str) -> tuple[LinkPlan, str]:
 
 
 def _default_target(plan: Plan, kind: str) -> str:
-    role = "leaf" if kind == "leaf-loss" else "spine"
-    if kind in NODE_KINDS:
+    role = fault_kind(kind).role
+    if role is not None:
         nodes = plan.by_role(role)
         if not nodes:
             raise _problem(f"lab '{plan.name}' has no {role} for a {kind} drill", "give --target")
@@ -101,8 +70,8 @@ def _sessions_on(plan: Plan, node: str, iface: str) -> list[Session]:
 
 def resolve(plan: Plan, step: Step) -> Fault:
     target = step.target or _default_target(plan, step.kind)
-    if step.kind in NODE_KINDS:
-        role = "leaf" if step.kind == "leaf-loss" else "spine"
+    role = fault_kind(step.kind).role
+    if role is not None:
         names = [n.name for n in plan.by_role(role)]
         if target not in names:
             raise _problem(f"'{target}' is not a {role} of lab '{plan.name}'",
@@ -116,6 +85,6 @@ def resolve(plan: Plan, step: Step) -> Fault:
     end, iface = name.split(":")
     key = link_key((link.a_node, link.a_iface), (link.b_node, link.b_iface))
     sessions = tuple(_sessions_on(plan, end, iface))
-    if step.kind in ("link-gray", "mtu-mismatch"):
-        return Fault(step.kind, name, link=link, sessions=sessions)
+    if not fault_kind(step.kind).changes_topology:
+        return Fault(step.kind, name, link=link, sessions=sessions, topology_change=False)
     return Fault(step.kind, name, links=frozenset({key}), link=link, sessions=sessions)

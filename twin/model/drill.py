@@ -8,9 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Kind = Literal["spine-loss", "spine-silent", "leaf-loss", "link-down", "link-flap", "link-gray",
                "session-reset", "mtu-mismatch"]
+# Each kind is one class in twin/drills/faults/ (registry.py), which says what it targets.
 KINDS: tuple[str, ...] = get_args(Kind)
-# Kinds whose target is a node; the others take a link (`leaf1:spine1` or `leaf1:Ethernet128`).
-NODE_KINDS = {"spine-loss", "spine-silent", "leaf-loss"}
 
 
 class Strict(BaseModel):

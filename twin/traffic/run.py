@@ -7,10 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from twin.drills.faults import Injector
-from twin.drills.fibwatch import FibWatch
-from twin.drills.oracle import Fib, expected_fibs, mismatches
-from twin.drills.schedule import fault_scope
+from twin.drills.faults.injector import Injector, check_tools
+from twin.drills.observe.fibwatch import FibWatch
+from twin.drills.oracle import Expectation, Fib, expected_fibs, mismatches
 from twin.drills.targets import resolve as resolve_target
 from twin.lab.running import RunningLab
 from twin.model.drill import KINDS, Step
@@ -140,7 +139,8 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
     step = parse_fault(fault_text)
     fault = resolve_target(lab.plan, step)
     nodes, links = set(fault.nodes), {frozenset((a[0], b[0])) for a, b in fault.links}
-    down_nodes, down_links = fault_scope([fault])
+    check_tools([step.kind])
+    expected, ignore = Expectation(lab.plan, [fault])(frozenset({0}))
     injector = Injector(runtime_of(lab.state), lab)
     netns = {n.name: lab.state.node(n.name).netns for n in lab.plan.switches if n.asn is not None}
     with FibWatch(netns) as fibs:
@@ -151,7 +151,7 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
         injector.apply(fault, step, True)
         restored = False
         try:
-            outage = _wait_converged(fibs, expected_fibs(lab.plan, down_nodes, down_links), down_nodes, timeout_s)
+            outage = _wait_converged(fibs, expected, ignore, timeout_s)
             progress(f"during: converged after {outage * 1000:.0f} ms, resolving again")
             during = pattern.snapshot(nodes, links)
             progress(f"restoring {step.kind} on {fault.target}")

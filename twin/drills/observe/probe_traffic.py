@@ -15,8 +15,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from twin.drills.observations import FlowPaths, ProbePair, ProbeResult, ProbeSpec
 from twin.host.rundir import LabState
 from twin.host.shell import run
 from twin.model.errors import DrillError
@@ -27,7 +27,7 @@ SPORT_BASE, DPORT_BASE = 40000, 50000
 
 
 @dataclass(frozen=True)
-class Endpoint:
+class ProbeHost:
     server: str
     netns: str
     ip: str
@@ -35,9 +35,9 @@ class Endpoint:
     leaf_port: str        # the leaf's kernel interface facing this NIC
 
 
-def endpoints(plan: Plan, state: LabState, exclude: set[str]) -> list[Endpoint]:
+def probe_hosts(plan: Plan, state: LabState, exclude: set[str]) -> list[ProbeHost]:
     """The first addressed NIC of the first server on each leaf, leaves in plan order."""
-    out: dict[str, Endpoint] = {}
+    out: dict[str, ProbeHost] = {}
     for host in plan.hosts:
         for iface in host.interfaces:
             if iface.address is None or iface.peer_node in exclude or iface.peer_node in out:
@@ -46,42 +46,43 @@ def endpoints(plan: Plan, state: LabState, exclude: set[str]) -> list[Endpoint]:
             if leaf.role != "leaf":
                 continue
             port = leaf.iface(iface.peer_iface)
-            out[leaf.name] = Endpoint(host.name, state.node(host.name).netns, str(iface.address.ip),
+            out[leaf.name] = ProbeHost(host.name, state.node(host.name).netns, str(iface.address.ip),
                                       leaf.name, port.kernel)
     order = [n.name for n in plan.by_role("leaf")]
     return [out[name] for name in order if name in out]
 
 
-def probe_spec(eps: list[Endpoint], flows: int, rate_hz: float) -> dict[str, Any]:
+def probe_spec(hosts: list[ProbeHost], flows: int, rate_hz: float) -> ProbeSpec:
     """A ring of server pairs sharing `flows` flows between them."""
-    if len(eps) < 2:
+    if len(hosts) < 2:
         raise DrillError("a drill needs servers on at least two leaves to send probe traffic")
-    pairs = [(eps[i], eps[(i + 1) % len(eps)]) for i in range(len(eps))] if len(eps) > 2 else [(eps[0], eps[1]),
-                                                                                               (eps[1], eps[0])]
+    if len(hosts) > 2:
+        pairs = [(hosts[i], hosts[(i + 1) % len(hosts)]) for i in range(len(hosts))]
+    else:
+        pairs = [(hosts[0], hosts[1]), (hosts[1], hosts[0])]
     per_pair = -(-flows // len(pairs))
     spec_pairs = []
     for k, (src, dst) in enumerate(pairs):
-        spec_pairs.append({
-            "src": src.server, "src_ns": src.netns, "src_ip": src.ip, "src_leaf": src.leaf,
-            "src_port": src.leaf_port, "dst": dst.server, "dst_ns": dst.netns, "dst_ip": dst.ip,
-            "dst_leaf": dst.leaf, "dport": DPORT_BASE + k,
-            "sports": [SPORT_BASE + k * per_pair + j for j in range(per_pair)]})
-    return {"rate_hz": rate_hz, "pairs": spec_pairs}
+        spec_pairs.append(ProbePair(
+            src=src.server, src_ns=src.netns, src_ip=src.ip, src_leaf=src.leaf, src_port=src.leaf_port,
+            dst=dst.server, dst_ns=dst.netns, dst_ip=dst.ip, dst_leaf=dst.leaf, dport=DPORT_BASE + k,
+            sports=[SPORT_BASE + k * per_pair + j for j in range(per_pair)]))
+    return ProbeSpec(rate_hz=rate_hz, pairs=spec_pairs)
 
 
 class ProbeProcess:
     """Starts the probe (a separate process, so pacing does not share the GIL with the watchers)."""
 
-    def __init__(self, spec: dict[str, Any], workdir: Path) -> None:
+    def __init__(self, spec: ProbeSpec, workdir: Path) -> None:
         self.spec = spec
         self.spec_path = workdir / "probe-spec.json"
         self.out_path = workdir / "probe-result.json"
         self.proc: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> ProbeProcess:
-        self.spec_path.write_text(json.dumps(self.spec))
+        self.spec_path.write_text(json.dumps(self.spec.model_dump(mode="json")))
         self.out_path.unlink(missing_ok=True)
-        self.proc = subprocess.Popen([sys.executable, "-m", "twin.drills.probe", str(self.spec_path),
+        self.proc = subprocess.Popen([sys.executable, "-m", "twin.drills.observe.probe", str(self.spec_path),
                                       str(self.out_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -91,7 +92,7 @@ class ProbeProcess:
             raise DrillError(f"the probe traffic did not start: {err.strip()[-600:]}")
         return self
 
-    def stop(self) -> dict[str, Any]:
+    def stop(self) -> ProbeResult:
         assert self.proc is not None
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -102,8 +103,7 @@ class ProbeProcess:
             raise DrillError("the probe did not stop within 20 s") from None
         if not self.out_path.exists():
             raise DrillError(f"the probe ended without results: {err.strip()[-600:]}")
-        result: dict[str, Any] = json.loads(self.out_path.read_text())
-        return result
+        return ProbeResult.model_validate_json(self.out_path.read_text())
 
     def __exit__(self, *exc: object) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -111,17 +111,14 @@ class ProbeProcess:
             self.proc.wait()
 
 
-def flow_paths(plan: Plan, runtime: Runtime, state: LabState, spec: dict[str, Any]) -> dict[int, str | None]:
+def flow_paths(plan: Plan, runtime: Runtime, state: LabState, spec: ProbeSpec) -> FlowPaths:
     """For each flow, the spine its source leaf hashes it to now (None: no route)."""
     by_leaf: dict[str, list[tuple[int, str]]] = {}
-    fid = 0
-    for pair in spec["pairs"]:
-        for sport in pair["sports"]:
-            line = (f"route get {pair['dst_ip']} from {pair['src_ip']} iif {pair['src_port']} "
-                    f"ipproto udp sport {sport} dport {pair['dport']}")
-            by_leaf.setdefault(pair["src_leaf"], []).append((fid, line))
-            fid += 1
-    out: dict[int, str | None] = {}
+    for fid, pair, sport in spec.flows():
+        line = (f"route get {pair.dst_ip} from {pair.src_ip} iif {pair.src_port} "
+                f"ipproto udp sport {sport} dport {pair.dport}")
+        by_leaf.setdefault(pair.src_leaf, []).append((fid, line))
+    out: FlowPaths = {}
     for leaf, queries in by_leaf.items():
         hop_names = {str(nb.ip): nb.name for nb in plan.node(leaf).neighbors}
         argv = runtime.exec_argv(state, leaf, ["ip", "-j", "-force", "-b", "-"])

@@ -6,7 +6,7 @@ packet arrive. Each packet carries (flow, sequence, send time); the receiver tur
 flow's sequence into a loss run. Loss is reported the way RFC 6413 derives convergence time:
 packets lost times the flow's sending interval.
 
-Run as `python -m twin.drills.probe SPEC.json OUT.json`; it prints `ready` once every socket
+Run as `python -m twin.drills.observe.probe SPEC.json OUT.json`; it prints `ready` once every socket
 exists and stops on SIGTERM, writing OUT.json.
 """
 
