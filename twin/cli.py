@@ -538,6 +538,15 @@ def image_build(force: Annotated[bool, typer.Option("--force", help="rebuild eve
                                          f"up to date (inputs {spec.inputs})") + f", {result.size_mb} MB")
 
 
+def _register_design() -> None:
+    from twin.cli_design import register
+
+    register(app)  # twin size, twin graph
+
+
+_register_design()
+
+
 def main() -> None:
     try:
         app()

@@ -267,7 +267,8 @@ def full_layout(graph: FabricGraph) -> Layout:
         counts: dict[str, int] = defaultdict(int)
         for n in by_tier[t]:
             counts[n.role] += 1
-        rows.append(RowLabel(text=_row_label(dict(counts)), y=_row_y(t, present) + (HOST_H if t == 2 else SWITCH_H) / 2))
+        middle = _row_y(t, present) + (HOST_H if t == 2 else SWITCH_H) / 2
+        rows.append(RowLabel(text=_row_label(dict(counts)), y=middle))
     height = MARGIN_TOP + (len(present) - 1) * ROW_GAP + HOST_H + 60
     return Layout(title=graph.name, kind=graph.kind, summary=False, width=width, height=height,
                   nodes=list(boxes.values()), edges=edges, rows=rows, legend=_legend(graph, graph.nodes),
@@ -300,7 +301,7 @@ def _edge(lk: GraphLink, boxes: dict[str, NodeBox], offset: float) -> EdgeLine:
     host = a.role in HOSTS or b.role in HOSTS
     color = FABRIC_EDGE
     if host:
-        switch, other = (a, b) if b.role in HOSTS else (b, a)
+        other = b if b.role in HOSTS else a
         port = next((p for p in other.ports if p.iface in (lk.a_iface, lk.b_iface)), None)
         color = port.color if port else FABRIC_EDGE
     # the edge's `a` end is the one drawn at (x1, y1): the upper node, or the left one in a row

@@ -373,7 +373,13 @@ def arithmetic(req: SizeRequest, shape: PlaneShape, plane: TwoTier) -> list[str]
         lines.append(f"clos: a leaf takes {_n(per_leaf)} servers of {shape.nics_in_plane} NICs: {_n(servers)} / "
                      f"{_n(per_leaf)} = {_n(plane.leaves)} leaves" + (" per plane" if k > 1 else ""))
     if not plane.feasible:
-        lines.append(f"cannot be built in two tiers: {plane.reason}")
+        if plane.max_servers:
+            lines.append(f"largest in two tiers: {req.spine_ports}-port spines reach {req.spine_ports} leaves = "
+                         f"{_n(plane.max_servers)} servers = {_n(plane.max_servers * req.gpus_per_server)} GPUs; "
+                         f"{_n(plane.leaves)} leaves needed ({plane.leaves / req.spine_ports:.3g}x): cannot be built "
+                         "in two tiers")
+        else:
+            lines.append(f"cannot be built: {plane.reason}")
         return lines
     if plane.spines == 0:
         lines.append("spines: none; one leaf takes every NIC")

@@ -128,8 +128,9 @@ def _node_svg(box: NodeBox, live: LiveState | None) -> str:
         parts.append(f'<text x="{_f(box.cx)}" y="{_f(box.y + box.h / 2 + 4)}" text-anchor="middle" '
                      f'fill="{box.text}">{escape(box.label)}</text>')
         for port in box.ports:
-            parts.append(f'<rect class="nic" data-iface="{_attr(port.iface)}" x="{_f(port.x - 4)}" y="{_f(port.y - 4)}" '
-                         f'width="8" height="8" fill="{port.color}" stroke="#343a40" stroke-width="0.5">'
+            parts.append(f'<rect class="nic" data-iface="{_attr(port.iface)}" x="{_f(port.x - 4)}" '
+                         f'y="{_f(port.y - 4)}" width="8" height="8" fill="{port.color}" stroke="#343a40" '
+                         'stroke-width="0.5">'
                          f"<title>{escape(box.name)}:{escape(port.iface)}</title></rect>")
     parts.append("</g>")
     return "".join(parts)
