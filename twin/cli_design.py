@@ -343,10 +343,11 @@ def _watch(plan: Any, lab: str, output: Path, detail: str, every: float, as_json
     from twin.runtime.state import load_state
 
     console.print(f"watching lab {lab}: {output} is rewritten every {every:g} s (open it in a browser; Ctrl-C stops)")
+    next_at = time.monotonic() + every
     try:
         while True:
-            started = time.monotonic()
-            time.sleep(max(0.0, every - (time.monotonic() - started)))
+            time.sleep(max(0.0, next_at - time.monotonic()))
+            next_at = time.monotonic() + every   # a pace of `every` from start to start; slower reads run back to back
             state = load_state(lab)
             if state is None:
                 console.print(f"lab {lab} is gone: stopped watching; {output} keeps its last state")

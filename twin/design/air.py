@@ -409,13 +409,15 @@ def to_topology(doc: AirDoc) -> Topology:
                                     doc.nodes[name].line))
     links, highest = [], 0
     for link in doc.links:
+        if any(node in doc.nodes and _skipped(doc.nodes[node]) for node in (link.a[0], link.b[0])):
+            continue   # a link to Air's management network or NetQ: twin brings its own
         ends = []
         for node, iface in (link.a, link.b):
             if node not in doc.nodes:
                 problems.append(Problem(file, link.where, f"link to unknown node '{node}'",
                                         f"define '{node}' under nodes or fix the name", link.line))
                 continue
-            if _skipped(doc.nodes[node]) or node not in role_of:
+            if node not in role_of:
                 continue
             if role_of[node] in ("server", "host"):
                 ends.append(Endpoint(node=node, iface=iface))

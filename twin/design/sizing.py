@@ -20,7 +20,7 @@ The rules (pure arithmetic, no I/O):
 - Cables and optics, by assumption (documented in the README): every leaf-spine link is optical (two
   transceivers and a fiber: spines sit rows away); a server-leaf link is a copper DAC in a Clos (the
   leaf sits in the servers' rack, <= 3 m) and optical on rails (a rail leaf serves servers of many
-  racks): a transceiver at the NIC and one per switch port.
+  racks): a transceiver per NIC port and one per switch port (see `cables` for breakouts and splits).
 """
 
 from __future__ import annotations
@@ -332,17 +332,24 @@ def bisection_tbps(plane: TwoTier, shape: PlaneShape, port_speed: int) -> float:
 
 
 def cables(plane: TwoTier, shape: PlaneShape, req: SizeRequest, planes: int) -> list[Cable]:
-    """Server-leaf and leaf-spine links, cables and transceivers over every plane (see the module's assumptions)."""
+    """Server-leaf and leaf-spine links, cables and transceivers over every plane (see the module's assumptions).
+
+    A NIC port is one transceiver however it is split over planes; a switch port is one transceiver however it
+    is broken out. A breakout cable joins one switch port to its NIC links; links of a NIC split over planes go
+    to different switches, so each is a cable (fiber) of its own."""
     nic_links = plane.nic_ports * planes
+    nic_ports = plane.servers * req.nics_per_server
     switch_ports = ceil_div(plane.nic_ports, shape.breakout) * planes
+    count = switch_ports if shape.split == 1 else nic_links
     link, port = speed_text(shape.link_speed), speed_text(req.port_speed)
     breakout = f", 1x{port} to {shape.breakout}x{link} breakout" if shape.breakout > 1 else ""
+    split = f", each {speed_text(req.nic_speed)} NIC split into {shape.split} x {link}" if shape.split > 1 else ""
     if req.mode == "clos":
-        server = Cable(between="server-leaf", links=nic_links, speed=link, medium=f"copper DAC{breakout}",
-                       cables=switch_ports, transceivers=0)
+        server = Cable(between="server-leaf", links=nic_links, speed=link, medium=f"copper DAC{breakout}{split}",
+                       cables=count, transceivers=0)
     else:
-        server = Cable(between="server-leaf", links=nic_links, speed=link, medium=f"optical{breakout}",
-                       cables=switch_ports, transceivers=nic_links + switch_ports)
+        server = Cable(between="server-leaf", links=nic_links, speed=link, medium=f"optical{breakout}{split}",
+                       cables=count, transceivers=nic_ports + switch_ports)
     fabric_links = plane.leaves * plane.leaf_up_ports * planes
     fabric = Cable(between="leaf-spine", links=fabric_links, speed=port, medium="optical", cables=fabric_links,
                    transceivers=2 * fabric_links)
