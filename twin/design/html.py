@@ -20,7 +20,7 @@ from typing import Any
 from twin.design.fabric_graph import FabricGraph
 from twin.design.layout import Layout
 from twin.design.live_state import LiveState
-from twin.design.svg import render_svg, subtitle
+from twin.design.svg import render_svg
 
 
 def _asset(name: str) -> str:
@@ -83,7 +83,7 @@ def render_html(graph: FabricGraph, layout: Layout, live: LiveState | None = Non
 <header>
 <h1>{escape(graph.name)}</h1>
 <span id="status" class="{status_class}">{escape(status)}</span>
-<span id="meta">{escape(subtitle(layout, live))} · written {when}{escape(refresh_text)} · <span id="age"></span></span>
+<span id="meta">written {when}{escape(refresh_text)} · <span id="age"></span></span>
 <span id="stale">stale: the file stopped changing (is twin graph --watch still running?)</span>
 <span id="controls">
 <input id="search" list="node-names" placeholder="find a node" size="14">
