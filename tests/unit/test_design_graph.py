@@ -16,7 +16,7 @@ from twin.design.html import render_html
 from twin.design.layout import Layout, layout, rail_color, tiers
 from twin.design.live_state import LiveState, link_states, node_states, operstates_of, session_states
 from twin.design.png import write_png
-from twin.design.svg import STATE_COLOR, render_svg
+from twin.design.svg import STATE_COLOR, canvas_height, legend_items, render_svg
 from twin.errors import PlanError
 from twin.lab import load_lab
 from twin.plan.models import Plan
@@ -157,7 +157,15 @@ def test_png_is_written(tmp_path: Path, rail_graph: FabricGraph) -> None:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     lay = layout(rail_graph)
-    assert (width, height) == (round(lay.width), round(lay.height + 30))
+    assert (width, height) == (round(lay.width), round(canvas_height(lay, None)))
+
+
+def test_legend_wraps_inside_the_drawing(default_graph: FabricGraph, default_plan: Plan) -> None:
+    lay = layout(default_graph)
+    items = legend_items(lay, live_of(default_plan, ("leaf1", "Ethernet128")))
+    assert [label for label, *_ in items][-2:] == ["BGP Established", "BGP not"]
+    assert all(x + 26 + 6.5 * len(label) <= lay.width for label, _, x, _ in items)
+    assert all(y > lay.height for *_, y in items)
 
 
 def test_html_is_one_self_contained_file(default_graph: FabricGraph) -> None:

@@ -227,9 +227,9 @@ def full_layout(graph: FabricGraph) -> Layout:
     for n in graph.nodes:
         if tier[n.name] == 2:
             ports_of[n.name] = sorted((iface for iface, _, _ in adjacency[n.name]), key=_natural)
-            widths[n.name] = max(56.0, len(ports_of[n.name]) * (PORT + 4) + 12)
+            widths[n.name] = max(56.0, len(ports_of[n.name]) * (PORT + 4) + 12, text_width(n.name))
         else:
-            widths[n.name] = SWITCH_W
+            widths[n.name] = max(SWITCH_W, text_width(n.name))
 
     def gap_before(row: list[GraphNode], i: int) -> float:
         if i == 0:
@@ -269,7 +269,7 @@ def full_layout(graph: FabricGraph) -> Layout:
             counts[n.role] += 1
         middle = _row_y(t, present) + (HOST_H if t == 2 else SWITCH_H) / 2
         rows.append(RowLabel(text=_row_label(dict(counts)), y=middle))
-    height = MARGIN_TOP + (len(present) - 1) * ROW_GAP + HOST_H + 60
+    height = MARGIN_TOP + (len(present) - 1) * ROW_GAP + HOST_H + 30
     return Layout(title=graph.name, kind=graph.kind, summary=False, width=width, height=height,
                   nodes=list(boxes.values()), edges=edges, rows=rows, legend=_legend(graph, graph.nodes),
                   counts=_counts(graph))
@@ -418,7 +418,7 @@ def summary_layout(graph: FabricGraph) -> Layout:
             RowLabel(text=f"{len(middle):,} leaves", y=y1 + SWITCH_H / 2)]
     if hosts:
         rows.append(RowLabel(text=f"{len(hosts):,} servers", y=y2 + HOST_H / 2))
-    height = MARGIN_TOP + (len(present) - 1) * ROW_GAP + HOST_H + 60
+    height = MARGIN_TOP + (len(present) - 1) * ROW_GAP + HOST_H + 30
     notes = [f"summarised: {expanded_label} drawn leaf by leaf with all its uplinks; every other group of leaves is "
              "one box, its uplinks one bundle" + ("; a server box counts the servers on the leaf above it"
                                                   if hosts else "")] if groups else []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from twin.design.layout import Layout
 from twin.design.live_state import ESTABLISHED, LiveState
-from twin.design.svg import SESSION_BAD, SESSION_OK, STATE_COLOR, edge_state, subtitle
+from twin.design.svg import SESSION_BAD, SESSION_OK, STATE_COLOR, canvas_height, edge_state, legend_items, subtitle
 
 DPI = 100
 PT = 72 / DPI   # points per pixel
@@ -21,7 +21,7 @@ def write_png(layout: Layout, path: Path, live: LiveState | None = None) -> None
     from matplotlib.patches import Circle, FancyBboxPatch, PathPatch, Rectangle
     from matplotlib.path import Path as MplPath
 
-    width, height = layout.width, layout.height + 30
+    width, height = layout.width, canvas_height(layout, live)
     fig = plt.figure(figsize=(width / DPI, height / DPI), dpi=DPI)
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)
@@ -71,14 +71,8 @@ def write_png(layout: Layout, path: Path, live: LiveState | None = None) -> None
         for port in box.ports:
             ax.add_patch(Rectangle((port.x - 4, port.y - 4), 8, 8, facecolor=port.color, edgecolor="#343a40",
                                    linewidth=0.4, zorder=4))
-    x, y = 12.0, height - 16
-    legend = list(layout.legend)
-    if live is not None:
-        legend += [("link up", STATE_COLOR["up"]), ("link down", STATE_COLOR["down"]),
-                   ("unknown", STATE_COLOR["unknown"]), ("BGP Established", SESSION_OK), ("BGP not", SESSION_BAD)]
-    for label, color in legend:
+    for label, color, x, y in legend_items(layout, live):
         ax.add_patch(Rectangle((x, y - 9), 10, 10, facecolor=color, edgecolor="#343a40", linewidth=0.4))
         ax.text(x + 14, y, label, fontsize=11 * PT, va="baseline", color="#343a40")
-        x += 26 + 6.5 * len(label)
     fig.savefig(path, dpi=DPI, facecolor="white")
     plt.close(fig)

@@ -150,8 +150,33 @@ def subtitle(layout: Layout, live: LiveState | None) -> str:
     return text
 
 
+LEGEND_LINE = 16
+
+
+def legend_items(layout: Layout, live: LiveState | None) -> list[tuple[str, str, float, float]]:
+    """(label, colour, x, y) of every legend entry, wrapped to the drawing's width, below the drawing."""
+    legend = list(layout.legend)
+    if live is not None:
+        legend += [("link up", STATE_COLOR["up"]), ("link down", STATE_COLOR["down"]),
+                   ("unknown", STATE_COLOR["unknown"]), ("BGP Established", SESSION_OK), ("BGP not", SESSION_BAD)]
+    out = []
+    x, y = 12.0, layout.height + 14
+    for label, color in legend:
+        step = 26 + 6.5 * len(label)
+        if x + step > layout.width and x > 12:
+            x, y = 12.0, y + LEGEND_LINE
+        out.append((label, color, x, y))
+        x += step
+    return out
+
+
+def canvas_height(layout: Layout, live: LiveState | None) -> float:
+    items = legend_items(layout, live)
+    return (items[-1][3] if items else layout.height) + 16
+
+
 def render_svg(layout: Layout, live: LiveState | None = None) -> str:
-    width, height = layout.width, layout.height + 30
+    width, height = layout.width, canvas_height(layout, live)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="twin-graph" id="fabric" width="{_f(width)}" '
            f'height="{_f(height)}" viewBox="0 0 {_f(width)} {_f(height)}" data-lab="{_attr(layout.title)}" '
            f'data-summary="{str(layout.summary).lower()}">',
@@ -166,16 +191,10 @@ def render_svg(layout: Layout, live: LiveState | None = None) -> str:
     out.append('<g class="nodes">' + "".join(_node_svg(b, live) for b in layout.nodes) + "</g>")
     if live is not None:
         out.append('<g class="sessions">' + "".join(_sessions_svg(e, live) for e in edges) + "</g>")
-    x, y = 12.0, height - 16
-    legend = list(layout.legend)
-    if live is not None:
-        legend += [("link up", STATE_COLOR["up"]), ("link down", STATE_COLOR["down"]),
-                   ("unknown", STATE_COLOR["unknown"]), ("BGP Established", SESSION_OK), ("BGP not", SESSION_BAD)]
     items = []
-    for label, color in legend:
+    for label, color, x, y in legend_items(layout, live):
         items.append(f'<rect x="{_f(x)}" y="{_f(y - 9)}" width="10" height="10" fill="{color}" stroke="#343a40" '
                      f'stroke-width="0.5"/><text x="{_f(x + 14)}" y="{_f(y)}">{escape(label)}</text>')
-        x += 26 + 6.5 * len(label)
     out.append('<g class="legend">' + "".join(items) + "</g>")
     for i, note in enumerate(layout.notes):
         out.append(f'<text class="subtitle" x="12" y="{_f(58 + 14 * i)}">{escape(note)}</text>')
