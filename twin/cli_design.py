@@ -276,7 +276,7 @@ def graph_command(
     else:
         _say(_graph_line(summary))
     if watch:
-        _watch(plan, name or "", output, detail.value, watch, as_json)
+        _watch(plan, name or "", output, detail.value, watch)
 
 
 def _draw(plan: Any, state: Any, output: Path, detail: str, refresh: float) -> dict[str, Any]:
@@ -336,7 +336,7 @@ def _graph_line(summary: dict[str, Any]) -> str:
     return text
 
 
-def _watch(plan: Any, lab: str, output: Path, detail: str, every: float, as_json: bool) -> None:
+def _watch(plan: Any, lab: str, output: Path, detail: str, every: float) -> None:
     """Rewrite the page from the lab's state every `every` seconds until interrupted or the lab is gone."""
     import time
 
@@ -353,11 +353,9 @@ def _watch(plan: Any, lab: str, output: Path, detail: str, every: float, as_json
                 console.print(f"lab {lab} is gone: stopped watching; {output} keeps its last state")
                 return
             summary = _draw(plan, state, output, detail, every)
-            if as_json:
-                sys.stdout.write(json.dumps(summary) + "\n")
-                sys.stdout.flush()
-            else:
-                _say(f"{time.strftime('%H:%M:%S')} {_graph_line(summary)}")
+            # on stderr: with --json, stdout holds the one JSON document of the first drawing
+            console.print(escape(f"{time.strftime('%H:%M:%S')} {_graph_line(summary)}"), highlight=False,
+                          soft_wrap=True)
     except KeyboardInterrupt:
         console.print("stopped watching")
 
