@@ -91,6 +91,12 @@ def test_html_graph_in_headless_chromium(default_lab: str, tmp_path: Path) -> No
     assert len(re.findall(r'class="link (?:fabric|server) state-up"', html)) == 48
     assert len(re.findall(r'class="session state-established"', html)) == 64
     assert f"lab {default_lab}: healthy" in html
+    # the page opens on the node its address names: leaf1's six links up, its four BGP sessions Established
+    picked = chromium("--virtual-time-budget=3000", "--dump-dom", page.as_uri() + "#leaf1").stdout
+    details = picked.split('id="details-body">', 1)[1].split("</div>", 1)[0]
+    assert "<h2>leaf1</h2>" in details
+    assert len(re.findall(r'<span class="st-up">up</span>', details)) == 6   # 4 spines, 2 servers
+    assert len(re.findall(r'BGP <span class="st-Established">Established</span>', details)) == 4
     screenshot = tmp_path / "default-lab.png"
     shot = chromium("--virtual-time-budget=3000", f"--screenshot={screenshot}", "--window-size=1600,600",
                     page.as_uri())

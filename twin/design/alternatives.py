@@ -15,8 +15,8 @@ from twin.design.quantities import ceil_div, speed_text
 from twin.design.sizing import (
     Alternative,
     SizeRequest,
-    _n,
     leaf_split,
+    num,
     plane_shape,
     shape_problem,
     two_tier,
@@ -53,7 +53,7 @@ def more_planes(req: SizeRequest, servers: int) -> Alternative | None:
         return Alternative(
             kind="planes", switches=switches,
             summary=f"{k} planes ({how}): {t.leaves} leaves + {t.spines} spines per plane, {t.links_per_pair} "
-                    f"link(s) per pair; {_n(t.leaves * k)} leaves + {_n(t.spines * k)} spines = {_n(switches)} "
+                    f"link(s) per pair; {num(t.leaves * k)} leaves + {num(t.spines * k)} spines = {num(switches)} "
                     f"switches. GPUs on different planes meet only inside their servers",
             details={"planes": k, "leaves": t.leaves * k, "spines": t.spines * k, "leaves_per_plane": t.leaves,
                      "spines_per_plane": t.spines, "links_per_pair": t.links_per_pair,
@@ -83,10 +83,10 @@ def three_tiers(req: SizeRequest, servers: int) -> Alternative | None:
     switches = (unbounded.leaves + spines + supers) * k
     return Alternative(
         kind="three-tier", switches=switches,
-        summary=f"three tiers: {_n(pods)} pods of up to {per_pod} leaves and {up} spines (each spine {q // 2} ports "
-                f"down, {q // 2} up), {_n(supers)} super-spines of {q} ports: {_n(unbounded.leaves * k)} leaves + "
-                f"{_n(spines * k)} spines + {_n(supers * k)} super-spines = {_n(switches)} switches; at most "
-                f"{_n(q * per_pod_servers * req.gpus_per_server)} GPUs ({q} pods)",
+        summary=f"three tiers: {num(pods)} pods of up to {per_pod} leaves and {up} spines (each spine {q // 2} ports "
+                f"down, {q // 2} up), {num(supers)} super-spines of {q} ports: {num(unbounded.leaves * k)} leaves + "
+                f"{num(spines * k)} spines + {num(supers * k)} super-spines = {num(switches)} switches; at most "
+                f"{num(q * per_pod_servers * req.gpus_per_server)} GPUs ({q} pods)",
         details={"pods": pods, "leaves": unbounded.leaves * k, "spines": spines * k, "super_spines": supers * k,
                  "leaves_per_pod": per_pod, "spines_per_pod": up,
                  "max_gpus": q * per_pod_servers * req.gpus_per_server})
@@ -103,8 +103,8 @@ def bigger_radix(req: SizeRequest, servers: int) -> Alternative | None:
             return Alternative(
                 kind="radix", switches=(t.leaves + t.spines) * k,
                 summary=f"bigger switches: two tiers fit with {radix}-port switches at {speed_text(req.port_speed)} "
-                        f"({_n(radix * req.port_speed / 1000)} Tb/s each, these are {_n(have / 1000)} Tb/s): "
-                        f"{_n(t.leaves * k)} leaves + {_n(t.spines * k)} spines, {t.links_per_pair} link(s) per pair",
+                        f"({num(radix * req.port_speed / 1000)} Tb/s each, these are {num(have / 1000)} Tb/s): "
+                        f"{num(t.leaves * k)} leaves + {num(t.spines * k)} spines, {t.links_per_pair} link(s) per pair",
                 details={"radix": radix, "switch_capacity": speed_text(radix * req.port_speed),
                          "leaves": t.leaves * k, "spines": t.spines * k, "links_per_pair": t.links_per_pair})
     return None

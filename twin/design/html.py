@@ -1,12 +1,13 @@
 """The fabric as one self-contained HTML page: the SVG inline, the data as JSON, a little vanilla JavaScript.
 
-Nothing is fetched when the page is viewed (no CDN, no npm bundle: the script below is all of it), so the
-file works offline and from `file://`. The script lets a reader click a node or a link for its details
-(every link of a node, with its state and BGP sessions on a running lab), find a node by name (also one
-a summarised drawing folds into a group), show one rail, and zoom. With `refresh` > 0 (`twin graph --name
-LAB -o FILE.html --watch S`, which rewrites the file from the lab's fresh state every S seconds) the page
-reloads itself every S seconds, keeping the reader's zoom, scroll, filter and selection, and says when
-the file has stopped changing (the watcher ended). Pure: the page is returned as text.
+Nothing is fetched when the page is viewed (no CDN, no npm bundle: assets/graph.js, inlined, is all of
+it), so the file works offline and from `file://`. The script lets a reader click a node or a link for
+its details (every link of a node, with its state and BGP sessions on a running lab), find a node by
+name (also one a summarised drawing folds into a group; `page.html#leaf3` opens on leaf3), show one
+rail, and zoom. With `refresh` > 0 (`twin graph --name LAB -o FILE.html --watch S`, which rewrites the
+file from the lab's fresh state every S seconds) the page reloads itself every S seconds, keeping the
+reader's zoom, scroll, filter and selection, and says when the file has stopped changing (the watcher
+ended). Pure: the page is returned as text.
 """
 
 from __future__ import annotations

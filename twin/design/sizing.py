@@ -158,7 +158,7 @@ class SizeResult(Frozen):
     claim: ClaimCheck | None = None
 
 
-def _n(value: int | float) -> str:
+def num(value: int | float) -> str:
     """A count with thousands separators: 262144 -> 262,144."""
     if isinstance(value, int):
         return f"{value:,}"
@@ -252,11 +252,11 @@ def two_tier(servers: int, shape: PlaneShape, leaf_ports: int, spine_ports: int,
         if leaves * per_pair <= spine_ports:
             return TwoTier(feasible=True, spines=spines, links_per_pair=per_pair, spine_ports_used=leaves * per_pair,
                            oversubscription=achieved, **common)
-    reason = (f"needs {_n(leaves)} leaves, but a {spine_ports}-port spine reaches at most {spine_ports} leaves (every "
-              f"leaf must reach every spine in two tiers): these switches hold at most {_n(max_servers)} servers "
-              f"({_n(spine_ports)} leaves x {_n(attach)} NIC links each"
-              + (f", in {_n(spine_ports // nics)} rail groups of {nics} rails" if mode == "rails" else "")
-              + f"), and {_n(servers)} servers is {servers / max_servers:.3g}x that")
+    reason = (f"needs {num(leaves)} leaves, but a {spine_ports}-port spine reaches at most {spine_ports} leaves (every "
+              f"leaf must reach every spine in two tiers): these switches hold at most {num(max_servers)} servers "
+              f"({num(spine_ports)} leaves x {num(attach)} NIC links each"
+              + (f", in {num(spine_ports // nics)} rail groups of {nics} rails" if mode == "rails" else "")
+              + f"), and {num(servers)} servers is {servers / max_servers:.3g}x that")
     return TwoTier(feasible=False, reason=reason, spines=0, links_per_pair=0, spine_ports_used=0,
                    oversubscription=achieved, **common)
 
@@ -281,11 +281,11 @@ def size(req: SizeRequest) -> SizeResult:
     k = req.planes
     notes = []
     if req.gpus % req.gpus_per_server:
-        notes.append(f"{_n(req.gpus)} GPUs do not fill {_n(servers)} servers of {req.gpus_per_server}: the last "
+        notes.append(f"{num(req.gpus)} GPUs do not fill {num(servers)} servers of {req.gpus_per_server}: the last "
                      f"server has {req.gpus % req.gpus_per_server} GPUs")
     if plane.feasible and plane.servers_per_leaf and servers % plane.servers_per_leaf:
-        notes.append(f"servers do not fill every leaf evenly: {_n(servers)} servers over "
-                     f"{_n(plane.pods if plane.pods else plane.leaves)} "
+        notes.append(f"servers do not fill every leaf evenly: {num(servers)} servers over "
+                     f"{num(plane.pods if plane.pods else plane.leaves)} "
                      f"{'rail groups' if plane.pods else 'leaves'} of up to {plane.servers_per_leaf}")
     max_spines = plane.leaf_up_max
     links = cables(plane, shape, req, k)
@@ -298,8 +298,8 @@ def size(req: SizeRequest) -> SizeResult:
         servers_per_leaf=plane.servers_per_leaf,
         oversubscription=ratio_text(plane.oversubscription),
         bisection_tbps=bisection_tbps(plane, shape, req.port_speed) * k if plane.feasible else None,
-        reason=plane.reason + (f" (two tiers of these switches: at most {_n(plane.max_servers * req.gpus_per_server)} "
-                               f"GPUs, {_n(req.gpus)} asked for)" if not plane.feasible and plane.max_servers else ""),
+        reason=plane.reason + (f" (two tiers of these switches: at most {num(plane.max_servers * req.gpus_per_server)} "
+                               f"GPUs, {num(req.gpus)} asked for)" if not plane.feasible and plane.max_servers else ""),
         gpus=req.gpus, gpus_per_server=req.gpus_per_server, nics_per_server=req.nics_per_server,
         nic_speed=speed_text(req.nic_speed), port_speed=speed_text(req.port_speed),
         leaf_ports=req.leaf_ports, spine_ports=req.spine_ports, mode=req.mode, planes=k, pods=plane.pods,
@@ -359,31 +359,31 @@ def cables(plane: TwoTier, shape: PlaneShape, req: SizeRequest, planes: int) -> 
 def arithmetic(req: SizeRequest, shape: PlaneShape, plane: TwoTier) -> list[str]:
     """The steps, in words and numbers, that lead to the result."""
     servers, k = plane.servers, req.planes
-    lines = [f"servers: {_n(req.gpus)} GPUs / {req.gpus_per_server} per server = {_n(servers)} servers, "
+    lines = [f"servers: {num(req.gpus)} GPUs / {req.gpus_per_server} per server = {num(servers)} servers, "
              f"{req.nics_per_server} NICs of {speed_text(req.nic_speed)} each = "
-             f"{_n(servers * req.nics_per_server)} NIC ports ({req.nics_per_server} rails)"]
+             f"{num(servers * req.nics_per_server)} NIC ports ({req.nics_per_server} rails)"]
     if k > 1:
         how = (f"{shape.nics_in_plane} rail(s) of every server per plane" if shape.split == 1 else
                f"each NIC split into {shape.split} x {speed_text(shape.link_speed)}, one port per plane")
-        lines.append(f"planes: {k} independent two-tier planes, {how}: {_n(plane.nic_ports)} NIC links per plane")
+        lines.append(f"planes: {k} independent two-tier planes, {how}: {num(plane.nic_ports)} NIC links per plane")
     lines.append(f"leaf: {req.leaf_ports} ports at {ratio_text(req.oversubscription)} = {plane.leaf_down_max} down "
                  f"to NICs + {plane.leaf_up_max} up"
                  + (f"; each {speed_text(req.port_speed)} port takes {shape.breakout} x "
                     f"{speed_text(shape.link_speed)} NIC links" if shape.breakout > 1 else ""))
     attach = plane.leaf_down_max * shape.breakout
     if req.mode == "rails":
-        lines.append(f"rails: a rail leaf takes one NIC of {_n(attach)} servers: {_n(servers)} / {_n(attach)} = "
-                     f"{_n(plane.pods or 0)} rail group(s) x {shape.nics_in_plane} rails = {_n(plane.leaves)} leaves"
+        lines.append(f"rails: a rail leaf takes one NIC of {num(attach)} servers: {num(servers)} / {num(attach)} = "
+                     f"{num(plane.pods or 0)} rail group(s) x {shape.nics_in_plane} rails = {num(plane.leaves)} leaves"
                      + (" per plane" if k > 1 else ""))
     elif attach >= shape.nics_in_plane:
         per_leaf = attach // shape.nics_in_plane
-        lines.append(f"clos: a leaf takes {_n(per_leaf)} servers of {shape.nics_in_plane} NICs: {_n(servers)} / "
-                     f"{_n(per_leaf)} = {_n(plane.leaves)} leaves" + (" per plane" if k > 1 else ""))
+        lines.append(f"clos: a leaf takes {num(per_leaf)} servers of {shape.nics_in_plane} NICs: {num(servers)} / "
+                     f"{num(per_leaf)} = {num(plane.leaves)} leaves" + (" per plane" if k > 1 else ""))
     if not plane.feasible:
         if plane.max_servers:
             lines.append(f"largest in two tiers: {req.spine_ports}-port spines reach {req.spine_ports} leaves = "
-                         f"{_n(plane.max_servers)} servers = {_n(plane.max_servers * req.gpus_per_server)} GPUs; "
-                         f"{_n(plane.leaves)} leaves needed ({plane.leaves / req.spine_ports:.3g}x): cannot be built "
+                         f"{num(plane.max_servers)} servers = {num(plane.max_servers * req.gpus_per_server)} GPUs; "
+                         f"{num(plane.leaves)} leaves needed ({plane.leaves / req.spine_ports:.3g}x): cannot be built "
                          "in two tiers")
         else:
             lines.append(f"cannot be built: {plane.reason}")
@@ -394,13 +394,13 @@ def arithmetic(req: SizeRequest, shape: PlaneShape, plane: TwoTier) -> list[str]
         lines.append(f"uplinks: {plane.servers_per_leaf * (shape.nics_in_plane if req.mode == 'clos' else 1)} NIC "
                      f"links x {speed_text(shape.link_speed)} / {ratio_text(req.oversubscription)} = "
                      f"{plane.leaf_up_ports} uplinks of {speed_text(req.port_speed)} per leaf")
-        lines.append(f"spines: {_n(plane.leaves)} leaves x {plane.leaf_up_ports} uplinks = "
-                     f"{_n(plane.leaves * plane.leaf_up_ports)} uplinks; the fewest spines S dividing "
-                     f"{plane.leaf_up_ports} with {_n(plane.leaves)} x {plane.leaf_up_ports}/S <= {req.spine_ports} "
+        lines.append(f"spines: {num(plane.leaves)} leaves x {plane.leaf_up_ports} uplinks = "
+                     f"{num(plane.leaves * plane.leaf_up_ports)} uplinks; the fewest spines S dividing "
+                     f"{plane.leaf_up_ports} with {num(plane.leaves)} x {plane.leaf_up_ports}/S <= {req.spine_ports} "
                      f"spine ports: S = {plane.spines}, {plane.links_per_pair} link(s) per leaf-spine pair, "
                      f"{plane.spine_ports_used} of {req.spine_ports} ports used per spine")
     lines.append(f"largest in two tiers: {req.spine_ports}-port spines reach {req.spine_ports} leaves = "
-                 f"{_n(plane.max_servers)} servers = {_n(plane.max_servers * req.gpus_per_server)} GPUs")
-    lines.append(f"bisection: {_n(bisection_tbps(plane, shape, req.port_speed) * k)} Tb/s"
+                 f"{num(plane.max_servers)} servers = {num(plane.max_servers * req.gpus_per_server)} GPUs")
+    lines.append(f"bisection: {num(bisection_tbps(plane, shape, req.port_speed) * k)} Tb/s"
                  f" (oversubscription achieved {ratio_text(plane.oversubscription)})")
     return lines

@@ -133,7 +133,8 @@
   });
 
   applyZoom(); applyRail();
-  if (state.pick && byName[state.pick]) { showNode(state.pick); }
+  var linked = decodeURIComponent(location.hash.replace(/^#/, ""));   // fabric.html#leaf3 opens on leaf3
+  if (linked && byName[linked]) { showNode(linked); } else if (state.pick && byName[state.pick]) { showNode(state.pick); }
   var canvas = document.getElementById("canvas");
   if (saved.left || saved.top) { canvas.scrollLeft = saved.left || 0; canvas.scrollTop = saved.top || 0; }
 
