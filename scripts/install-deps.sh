@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what twin needs, only what is missing: Debian packages (FRR 8.4, redis-server for every
-# switch's SONiC databases, bubblewrap for imported hosts' exec: lines, network tools), a virtualenv
+# switch's SONiC databases, bubblewrap for imported hosts' exec: lines, network tools, chromium for the
+# tests of `twin graph`'s HTML page), a virtualenv
 # in .venv and the package with its Python dependencies (libyang's Python bindings build against
 # Debian's libyang2-dev). Safe to run again. It says everything it changes on this machine, and
 # changes nothing else: no service of the host is stopped, disabled or reconfigured.
@@ -9,8 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# chromium: headless, it renders `twin graph`'s HTML page in the integration tests (a screenshot, the DOM)
 APT_PACKAGES=(frr frr-pythontools redis-server iproute2 iputils-ping fping traceroute procps python3-venv openssh-client sshpass
-              nftables iptables libyang2-tools libyang2-dev gcc python3-dev bubblewrap)
+              nftables iptables libyang2-tools libyang2-dev gcc python3-dev bubblewrap chromium)
 WITH_DOCKER=0
 for arg in "$@"; do
   case "$arg" in

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from twin.cli import design as design_cli
 from twin.cli import traffic as traffic_cli
 from twin.cli.common import (
     ImageOpt,
@@ -29,6 +30,7 @@ from twin.model.errors import TwinError
 app = typer.Typer(help="A digital twin of AI-training network fabrics.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 traffic_cli.register(app)
+design_cli.register(app)   # twin size, twin graph
 
 
 @app.command()
@@ -514,6 +516,8 @@ def image_build(force: Annotated[bool, typer.Option("--force", help="rebuild eve
     else:
         out.print(f"{result.image}: " + (f"built in {result.seconds:.1f} s" if result.built else
                                          f"up to date (inputs {spec.inputs})") + f", {result.size_mb} MB")
+
+
 
 
 def main() -> None:

@@ -150,3 +150,12 @@ def _export_clabernetes(topology: Path, output: Path, kind: ClabKind, image: str
     readme = next(p for p in written if p.name == "README.md")
     return {"written": [str(p) for p in written], "readme": str(readme), "schema": str(schema) if schema else None,
             "warnings": warnings}
+
+
+def _register_design() -> None:
+    from twin.cli.design import register_export
+
+    register_export(export_app)  # twin export air
+
+
+_register_design()

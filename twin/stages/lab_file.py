@@ -16,6 +16,11 @@ from twin.stages.plan import plan_topology
 
 def load_lab(path: Path) -> Lab:
     """A lab file (has `topology: <path>`) or a topology file (then the lab is named after it)."""
+    from twin.stages.load.air import is_air_file
+
+    if is_air_file(path):  # an NVIDIA Air topology (.dot, or .json of Air's shape) is never a lab file
+        plan = plan_topology(load_topology(path))
+        return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)
     doc = load_yaml(path)
     named = doc.data.get("topology")
     if named is not None and not isinstance(named, str | dict):  # a dict: a containerlab file's own topology

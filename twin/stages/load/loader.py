@@ -1,4 +1,4 @@
-"""Load a topology file (twin intent YAML or containerlab .clab.yml) into a validated Topology.
+"""Load a topology file (twin intent YAML, containerlab .clab.yml, NVIDIA Air .json/.dot) into a validated Topology.
 
 The stages, each collecting every problem before it stops: parse (line-numbered), expand or import,
 validate the topology, then read and check the config_db.json files switches bring.
@@ -47,6 +47,17 @@ def is_clab(doc: YamlDoc) -> bool:
 
 def load_topology(path: Path) -> Topology:
     """Load, expand and validate; raise one PlanError listing every problem found."""
+    from twin.stages.load.air import is_air_file, load_air  # NVIDIA Air topologies: .dot, or .json of Air's shape
+
+    topo = load_air(path) if is_air_file(path) else _from_yaml(path)
+    problems = validate_topology(topo)
+    if problems:
+        raise PlanError(topo.locate(problems))
+    return with_configs(topo)  # switches that bring their own config_db.json: read and checked
+
+
+def _from_yaml(path: Path) -> Topology:
+    """A twin topology file or a containerlab file, with the line of every field."""
     doc = load_yaml(path)
     if is_clab(doc):
         from twin.stages.load.clab_import import import_clab
@@ -55,11 +66,7 @@ def load_topology(path: Path) -> Topology:
     else:
         topo = _from_twin(doc)
     lines = {".".join(str(p) for p in loc): line for loc, line in doc.lines.items() if loc}
-    topo = topo.model_copy(update={"lines": lines})
-    problems = validate_topology(topo)
-    if problems:
-        raise PlanError(topo.locate(problems))
-    return with_configs(topo)  # switches that bring their own config_db.json: read and checked
+    return topo.model_copy(update={"lines": lines})
 
 
 def _from_twin(doc: YamlDoc) -> Topology:
