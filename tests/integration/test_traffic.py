@@ -110,3 +110,15 @@ def test_bad_input_exits_2(lab: str, tmp_path: Path) -> None:
                  ["pairs"], ["ring-allreduce", "--gpus", "9"], ["ring-allreduce", "--seed-mode", "odd"]):
         proc = twin("traffic", *args, "--name", lab, check=False)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, (args, proc.stderr)
+
+
+def test_a_drill_carries_the_patterns_figures_before_during_and_after(lab: str) -> None:
+    doc = twin_json("drill", "spine-loss", "--target", "spine2", "--name", lab, "--traffic", "ring-allreduce",
+                    "--traffic-qps", "2", "--seed-mode", "per-switch", timeout=300)
+    assert doc["passed"] and doc["restored"], doc["violations"]
+    traffic = doc["traffic"]
+    assert traffic["fault"] == "spine-loss:spine2" and traffic["qps"] == 2
+    assert (traffic["before"]["uplinks"], traffic["during"]["uplinks"], traffic["after"]["uplinks"]) == (64, 48, 64)
+    assert not any("spine2" in (lk["a"], lk["b"]) for lk in traffic["during"]["links"])
+    assert traffic["outage_ms"] == doc["loss_ms"]    # the probe's measured outage sets the JCT overhead
+    assert traffic["jct_overhead"] is not None and traffic["jct_overhead"] >= 0

@@ -282,7 +282,14 @@ def drill(kind: Annotated[str | None, typer.Argument(
           flows: Annotated[int, typer.Option(help="probe flows (distinct UDP 5-tuples)")] = 128,
           rate: Annotated[float, typer.Option(help="probe packets per second per flow")] = 100,
           recovery_timeout: Annotated[float, typer.Option(help="seconds the fabric gets to return to its "
-                                                                "baseline after the restore")] = 60) -> None:
+                                                                "baseline after the restore")] = 60,
+          traffic: Annotated[str | None, typer.Option(
+              help="also resolve a collective's flows before, during and after: ring-allreduce, all-to-all or "
+                   "pairs (with --traffic-pairs); see twin traffic")] = None,
+          traffic_qps: Annotated[int, typer.Option(min=1, max=64, help="--traffic: queue pairs per GPU pair")] = 4,
+          traffic_pairs: Annotated[Path | None, typer.Option(help="--traffic pairs: the pairs file")] = None,
+          seed_mode: Annotated[str, typer.Option(help="--traffic: hash seeds for the drill (kernel, same, "
+                                                      "per-tier, per-switch)")] = "kernel") -> None:
     """Break something on purpose and measure how the fabric heals: detection, convergence, loss,
     ECMP redistribution. Restores the fault and checks the fabric is back to its baseline."""
     from twin.drills.api import run_drill
@@ -305,6 +312,10 @@ def drill(kind: Annotated[str | None, typer.Argument(
         assert kind is not None
         params = {"loss_pct": loss_pct, "flaps": flaps, "period_ms": period_ms, "hold_ms": hold_ms, "mtu": mtu}
         plan_ = single(kind, target, **params)
+    if traffic is not None:
+        from twin.cli.traffic import pattern_and_mode
+
+        traffic_pattern, mode = pattern_and_mode(traffic, traffic_pairs, seed_mode, "--traffic")
     if report is not None:
         from twin.host.owned import check_folder
 
@@ -313,8 +324,15 @@ def drill(kind: Annotated[str | None, typer.Argument(
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as progress:
         task = progress.add_task(f"drill {plan_.name}", total=None)
-        result = run_drill(lab_name, plan_, lambda s: progress.update(task, description=f"drill {plan_.name}: {s}"),
-                           Options(flows=flows, rate_hz=rate, recovery_timeout_s=recovery_timeout))
+        on_step = lambda s: progress.update(task, description=f"drill {plan_.name}: {s}")  # noqa: E731
+        options = Options(flows=flows, rate_hz=rate, recovery_timeout_s=recovery_timeout)
+        if traffic is None:
+            result = run_drill(lab_name, plan_, on_step, options)
+        else:
+            from twin.traffic.run import drill_with_traffic
+
+            result = drill_with_traffic(lab_name, plan_, traffic_pattern, traffic_qps, None, traffic_pairs, mode,
+                                        progress=on_step, options=options)
     if report is not None:
         written = write_reports(result, report)
         if not as_json:
@@ -323,6 +341,10 @@ def drill(kind: Annotated[str | None, typer.Argument(
         _emit_json(result.model_dump(mode="json"))
     else:
         out.print(drill_table(result))
+        if result.traffic is not None:
+            from twin.report.traffic import traffic_table
+
+            out.print(traffic_table(result.traffic))
     raise typer.Exit(0 if result.passed else 1)
 
 

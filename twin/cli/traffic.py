@@ -10,6 +10,8 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from twin.cli.common import JsonOpt, NameOpt, console, emit_json, out, resolve_name
 from twin.model.errors import PlanError, Problem
+from twin.model.traffic import PatternName
+from twin.traffic.seeds import SEED_MODES, SeedMode
 
 PATTERNS = ("ring-allreduce", "all-to-all", "pairs")
 MMR_TARGET = 1.2   # the sweep reports the fewest QPs with MMR at or below this
@@ -24,6 +26,21 @@ def parse_qps(text: str) -> list[int]:
                                      "write e.g. --qps 4, or --qps 1,2,4,8 for a sweep")])
         values.append(int(part))
     return values
+
+
+def pattern_and_mode(pattern: str, pairs_file: Path | None, seed_mode: str,
+                     field: str) -> tuple[PatternName, SeedMode]:
+    """The pattern and seed mode a user named, checked (exit 2 naming the option and the choices)."""
+    if pattern not in PATTERNS:
+        raise PlanError([Problem("twin traffic", field, f"unknown pattern '{pattern}'",
+                                 f"patterns: {', '.join(PATTERNS)}")])
+    if (pattern == "pairs") != (pairs_file is not None):
+        raise PlanError([Problem("twin traffic", field, "the pairs pattern takes a file, the others none",
+                                 "write 'twin traffic pairs FILE' (or --traffic pairs --traffic-pairs FILE)")])
+    if seed_mode not in SEED_MODES:
+        raise PlanError([Problem("twin traffic", "--seed-mode", f"unknown seed mode '{seed_mode}'",
+                                 f"modes: {', '.join(SEED_MODES)}")])
+    return pattern, seed_mode  # type: ignore[return-value]
 
 
 def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to-all | pairs")],
@@ -48,20 +65,10 @@ def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to
     """Collective traffic (RoCEv2 QP flows) through the switches' real ECMP hashing: per-link load, MMR,
     JFI, idle uplinks and AllReduce bus bandwidth; with --fault, before, during and after a failure."""
     from twin.lab.running import RunningLab
-    from twin.model.traffic import PatternName
     from twin.report.traffic import traffic_table, write_traffic_reports
     from twin.traffic.run import run_sweep, run_traffic, run_with_fault
-    from twin.traffic.seeds import SEED_MODES, SeedMode
 
-    if pattern not in PATTERNS:
-        raise PlanError([Problem("twin traffic", "PATTERN", f"unknown pattern '{pattern}'",
-                                 f"patterns: {', '.join(PATTERNS)}")])
-    if (pattern == "pairs") != (pairs_file is not None):
-        raise PlanError([Problem("twin traffic", "PAIRS", "the pairs pattern takes a file, the others none",
-                                 "write 'twin traffic pairs FILE' or 'twin traffic ring-allreduce'")])
-    if seed_mode not in SEED_MODES:
-        raise PlanError([Problem("twin traffic", "--seed-mode", f"unknown seed mode '{seed_mode}'",
-                                 f"modes: {', '.join(SEED_MODES)}")])
+    kind, mode = pattern_and_mode(pattern, pairs_file, seed_mode, "PATTERN")
     counts = parse_qps(qps)
     if fault is not None and len(counts) > 1:
         raise PlanError([Problem("twin traffic", "--qps", "a sweep and --fault do not go together",
@@ -74,8 +81,6 @@ def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to
 
         check_folder(report, "twin traffic --report")
     lab = RunningLab.load(resolve_name(name))
-    kind: PatternName = pattern  # type: ignore[assignment]
-    mode: SeedMode = seed_mode  # type: ignore[assignment]
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as progress:
         task = progress.add_task(f"traffic {pattern}", total=None)

@@ -35,6 +35,9 @@ from twin.runtime.registry import Runtime
 from twin.switch.frr_daemons import EVENT_LOG
 
 Progress = Callable[[str], None]
+# Told "before" (probe running, fabric at baseline), "during" (the untimed faults in place and the fabric
+# converged) and "after" (restored and settled): another layer's snapshot (twin traffic's flows).
+Moment = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,7 @@ class Options:
     rate_hz: float = 100.0
     warmup_s: float = 1.0
     recovery_timeout_s: float = 60.0
+    at_moment: Moment | None = None
 
 
 class Drill:
@@ -102,6 +106,7 @@ class Drill:
                 self.progress("probe traffic running")
                 self._wait(self.opt.warmup_s)
                 before = (started, time.time())
+                self._moment("before")
                 paths_before = flow_paths(self.plan, self.runtime, self.state, spec)
                 fib_before = fibs.snapshot()
                 zero = time.time()
@@ -113,6 +118,8 @@ class Drill:
                 restored, recovered_at, why = self._await_recovery()
                 self._wait(self.scenario.settle_ms / 1000)
                 paths_after = flow_paths(self.plan, self.runtime, self.state, spec) if restored else {}
+                if restored:
+                    self._moment("after")
                 fib_after = fibs.snapshot()
                 self.logs.poll()
                 result = probe.stop()
@@ -129,6 +136,11 @@ class Drill:
             restored=restored, why=why, ended=time.time(), paths_before=paths_before, paths_after=paths_after,
             fib_before=fib_before, fib_after=fib_after, fib_history=fibs.history, samples=counters.samples,
             events=self.logs.events, checks=self.checks, notes=self.notes, detect_by_check=self.detect_by_check)
+
+    def _moment(self, name: str) -> None:
+        if self.opt.at_moment is not None:
+            self.progress(f"{name}: snapshot")
+            self.opt.at_moment(name)
 
     def _restore_all(self) -> None:
         """After an error or Ctrl-C mid-drill: take back every fault still in place, best effort."""
@@ -199,6 +211,7 @@ class Drill:
         self._wait(settle)
         window, fib = (time.time() - settle, time.time()), self.fibs.snapshot()
         during = During(window=window, fib=fib, paths=flow_paths(self.plan, self.runtime, self.state, self.spec))
+        self._moment("during")
         for action in reversed(adaptive):
             self._do(action, active)
         return during

@@ -6,6 +6,8 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from twin.model.traffic import TrafficReport
+
 Kind = Literal["spine-loss", "spine-silent", "leaf-loss", "link-down", "link-flap", "link-gray",
                "session-reset", "mtu-mismatch"]
 # Each kind is one class in twin/drills/faults/ (registry.py), which says what it targets.
@@ -129,3 +131,4 @@ class DrillReport(BaseModel):
     violations: list[str] = []
     timeline: dict[str, list[list[float]]] = {}
     notes: list[str] = []
+    traffic: TrafficReport | None = None   # `twin drill --traffic PATTERN`: the pattern before, during, after

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from twin.drills.api import run_drill
 from twin.drills.faults.injector import Injector, check_tools
 from twin.drills.observe.fibwatch import FibWatch
 from twin.drills.oracle import Expectation, Fib, expected_fibs, mismatches
+from twin.drills.runner import Options
 from twin.drills.targets import resolve as resolve_target
 from twin.lab.running import RunningLab
-from twin.model.drill import KINDS, Step
+from twin.model.drill import KINDS, DrillReport, Scenario, Slo, Step
 from twin.model.errors import DrillError, TwinError
 from twin.model.traffic import Flow, Gpu, Metrics, PatternName, TrafficReport
 from twin.runtime.registry import runtime_of
@@ -138,7 +140,9 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
     lab = pattern.lab
     step = parse_fault(fault_text)
     fault = resolve_target(lab.plan, step)
-    nodes, links = set(fault.nodes), {frozenset((a[0], b[0])) for a, b in fault.links}
+    # what the fault takes out of the fabric (a gray link or an MTU change takes nothing out)
+    nodes = set(fault.nodes) if fault.topology_change else set()
+    links = {frozenset((a[0], b[0])) for a, b in fault.links} if fault.topology_change else set()
     check_tools([step.kind])
     expected, ignore = Expectation(lab.plan, [fault])(frozenset({0}))
     injector = Injector(runtime_of(lab.state), lab)
@@ -162,10 +166,49 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
             if not restored:
                 injector.apply(fault, step, False)
         after = pattern.snapshot()
-    radius = metrics.blast_radius(before.metrics, during.metrics, pattern.flows, pattern.gpus, before.paths,
-                                  during.paths, nodes, links)
-    return pattern.report(before, before=before.metrics, during=during.metrics, after=after.metrics,
-                          fault=f"{step.kind}:{fault.target}", blast_radius=radius,
-                          outage_ms=round(outage * 1000, 1), iteration_ms=iteration_ms,
-                          jct_overhead=metrics.jct_overhead(outage * 1000, iteration_ms,
-                                                            before.metrics.busbw_share, during.metrics.busbw_share))
+    return fault_report(pattern, before, during, after, f"{step.kind}:{fault.target}", nodes, links,
+                        outage * 1000, iteration_ms)
+
+
+def fault_report(pattern: Pattern, before: Snapshot, during: Snapshot | None, after: Snapshot | None, fault: str,
+                 nodes: set[str], links: set[frozenset[str]], outage_ms: float | None,
+                 iteration_ms: float) -> TrafficReport:
+    """The pattern's report around a fault: its figures before, with the blast radius and JCT overhead."""
+    extra: dict[str, object] = {"before": before.metrics, "fault": fault, "iteration_ms": iteration_ms,
+                                "outage_ms": round(outage_ms, 1) if outage_ms is not None else None}
+    if during is not None:
+        extra["during"] = during.metrics
+        extra["blast_radius"] = metrics.blast_radius(before.metrics, during.metrics, pattern.flows, pattern.gpus,
+                                                     before.paths, during.paths, nodes, links)
+        if outage_ms is not None:
+            extra["jct_overhead"] = metrics.jct_overhead(outage_ms, iteration_ms, before.metrics.busbw_share,
+                                                         during.metrics.busbw_share)
+    if after is not None:
+        extra["after"] = after.metrics
+    return pattern.report(before, **extra)
+
+
+def drill_with_traffic(lab_name: str, scenario: Scenario, name: PatternName, qps: int, gpu_spec: str | None = None,
+                       pairs_file: Path | None = None, seed_mode: SeedMode = "kernel", iteration_ms: float = 1000.0,
+                       progress: Progress = lambda s: None, options: Options | None = None,
+                       slo: Slo | None = None) -> DrillReport:
+    """`twin drill ... --traffic PATTERN`: the drill as it runs, with the pattern resolved when the drill
+    is at its baseline, while its faults are in place and converged, and after the restore. The outage
+    for the JCT overhead is the drill's measured data-plane loss (the probe's longest gap)."""
+    lab = RunningLab.load(lab_name)
+    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
+    scope = [f for f in (resolve_target(lab.plan, s) for s in scenario.steps) if f.topology_change]
+    nodes = {n for f in scope for n in f.nodes}
+    links = {frozenset((a[0], b[0])) for f in scope for a, b in f.links}
+    snaps: dict[str, Snapshot] = {}
+
+    def at(moment: str) -> None:
+        snaps[moment] = pattern.snapshot(nodes, links) if moment == "during" else pattern.snapshot()
+
+    with hash_seeds(lab.plan, pattern.argv(), seed_mode):
+        report = run_drill(lab_name, scenario, progress, replace(options or Options(), at_moment=at), slo)
+    if "before" not in snaps:
+        return report
+    traffic = fault_report(pattern, snaps["before"], snaps.get("during"), snaps.get("after"),
+                           f"{report.drill}:{report.target}", nodes, links, report.loss_ms, iteration_ms)
+    return report.model_copy(update={"traffic": traffic.model_copy(update={"seed_mode": seed_mode})})
