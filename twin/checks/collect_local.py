@@ -10,7 +10,7 @@ from typing import Any
 from twin.checks.base import Check, Outputs
 from twin.checks.collect_processes import agent_facts, daemon_facts
 from twin.host.rundir import LabState, node_dir
-from twin.host.shell import in_netns, run
+from twin.host.shell import netns_argv, run
 from twin.lab.running import RunningLab
 from twin.switch.frr_daemons import vtysh
 from twin.switch.statedb import SwitchState
@@ -39,7 +39,7 @@ def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict
     alive: dict[str, list[str]] = {}
     ns = state.node(node).netns
     for src, targets in probes.items():
-        proc = run(in_netns(ns, ["fping", "-a", "-r", "1", "-t", "300", "-S", src, *sorted(targets)]),
+        proc = run(netns_argv(ns, ["fping", "-a", "-r", "1", "-t", "300", "-S", src, *sorted(targets)]),
                    check=False, timeout=60)
         alive[src] = proc.stdout.split()
     return alive

@@ -35,7 +35,7 @@ def ip_batch(lines: Sequence[str], *, netns: str | None = None, force: bool = Fa
     run(cmd, input="\n".join(lines) + "\n", check=not force, timeout=600)
 
 
-def in_netns(netns: str, cmd: Sequence[str]) -> list[str]:
+def netns_argv(netns: str, cmd: Sequence[str]) -> list[str]:
     return ["ip", "netns", "exec", netns, *cmd]
 
 

@@ -18,7 +18,7 @@ from ipaddress import IPv4Network
 from pathlib import Path
 
 from twin.host.rundir import LabState, known_labs
-from twin.host.shell import in_netns, ip_batch, list_netns, run
+from twin.host.shell import ip_batch, list_netns, netns_argv, run
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 
@@ -94,7 +94,7 @@ def preflight() -> None:
 
 
 def sysctl(ns: str, values: dict[str, str]) -> None:
-    run(in_netns(ns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
+    run(netns_argv(ns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
 
 
 def parallel(nodes: list[NodePlan], fn: Callable[[NodePlan], list[str]],

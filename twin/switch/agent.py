@@ -24,7 +24,7 @@ from twin.switch import sshd
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.gnoi import add_system_servicer
-from twin.switch.netns_socket import in_netns
+from twin.switch.netns_socket import run_in_netns
 from twin.switch.producers import SwitchProducers
 from twin.switch.reboot import SwitchReboot
 from twin.switch.redis_server import socket_path
@@ -103,7 +103,7 @@ def serve(run_dir: Path) -> None:
         address = f"{sw.mgmt}:{settings.port}"
         bind = functools.partial(_add_port, server, address, creds)
         if sw.netns:
-            in_netns(sw.netns, bind)
+            run_in_netns(sw.netns, bind)
         else:  # a container front may listen in the agent's own namespace
             bind()
         servers.append(server)

@@ -16,7 +16,7 @@ from typing import Any
 
 from pyroute2.netlink.rtnl.marshal import MarshalRtnl
 
-from twin.switch.netns_socket import in_netns
+from twin.switch.netns_socket import run_in_netns
 
 RTMGRP_LINK = 0x1
 RTMGRP_IPV4_ROUTE = 0x40
@@ -37,7 +37,7 @@ def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE) -> so
         sock.bind((0, groups))
         return sock
 
-    sock = in_netns(netns, make)
+    sock = run_in_netns(netns, make)
     sock.setblocking(False)
     return sock
 

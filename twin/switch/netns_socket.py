@@ -16,7 +16,7 @@ T = TypeVar("T")
 _CLONE_NEWNET = 0x40000000
 
 
-def in_netns(netns: str, fn: Callable[[], T]) -> T:
+def run_in_netns(netns: str, fn: Callable[[], T]) -> T:
     result: dict[str, Any] = {}
 
     def run() -> None:

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from twin.host.shell import in_netns, ip_batch, run
+from twin.host.shell import ip_batch, netns_argv, run
 from twin.model.agent import AgentSwitch
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
@@ -101,7 +101,7 @@ def stop_processes(pids: list[int], grace: float = STOP_GRACE_S) -> None:
 def netns_launcher(netns: str) -> Launch:
     """Start an FRR daemon inside `netns`, as the netns runtime does."""
     def launch(argv: list[str]) -> None:
-        run(in_netns(netns, argv), env=daemon_env())
+        run(netns_argv(netns, argv), env=daemon_env())
     return launch
 
 

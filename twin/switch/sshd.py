@@ -35,7 +35,7 @@ from twin.switch.cli_filters import Filter, FilterError
 from twin.switch.cli_output import Output
 from twin.switch.cli_process import LocalProcess, Process
 from twin.switch.container_exec import ContainerProcess
-from twin.switch.netns_socket import in_netns
+from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis_server import socket_path
 from twin.switch.shell import (
     Config,
@@ -424,7 +424,7 @@ def start(switches: list[AgentSwitch], username: str, password: str, port: int, 
             switch = Switch.from_settings(sw)
             prepare_switch(switch)
             bind = functools.partial(_listening_socket, str(sw.mgmt), port)
-            sock = in_netns(sw.netns, bind) if sw.netns else bind()
+            sock = run_in_netns(sw.netns, bind) if sw.netns else bind()
             await asyncssh.listen(sock=sock, server_host_keys=[str(host_key)],
                                   server_factory=lambda: _Server(username, password),
                                   process_factory=_handler(switch, username),

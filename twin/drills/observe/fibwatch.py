@@ -17,7 +17,7 @@ from typing import Any
 from pyroute2 import IPRoute
 
 from twin.drills.oracle import Fib
-from twin.switch.netns_socket import in_netns
+from twin.switch.netns_socket import run_in_netns
 
 RTPROT_BGP = 186
 RT_TABLE_MAIN = 254
@@ -78,7 +78,7 @@ class FibWatch:
 
     def __enter__(self) -> FibWatch:
         for node, ns in self.netns.items():
-            sock = in_netns(ns, _event_socket)
+            sock = run_in_netns(ns, _event_socket)
             self._socks[sock.fileno()] = (node, sock)
             self._iprs[node] = IPRoute(netns=ns)
         now = time.time()

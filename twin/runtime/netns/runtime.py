@@ -14,7 +14,7 @@ from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
 from twin.host.rundir import LabState, lab_dir, node_dir
-from twin.host.shell import in_netns, ip_batch, run
+from twin.host.shell import ip_batch, netns_argv, run
 from twin.kinds.registry import NodeKind, switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
@@ -76,7 +76,7 @@ class NamespacePlacement:
         return [f"address add {mgmt_ip}/{plen} dev eth0", "link set dev eth0 up"]
 
     def start_daemon(self, lab: str, node: NodePlan, argv: list[str]) -> None:
-        run(in_netns(wiring.node_netns(lab, node.name), argv), env=daemon_env())
+        run(netns_argv(wiring.node_netns(lab, node.name), argv), env=daemon_env())
 
     def exec_line(self, lab: str, node: NodePlan, line: str) -> str:
         """Run one of an imported host's `exec:` lines inside the node, confined (twin.runtime.confine),
@@ -115,10 +115,10 @@ class NetnsRuntime:
         argv = list(cmd)
         tool = tool_argv(node_dir(state.lab, node), argv) if ns.kind == "switch" else None
         if tool is not None:
-            return in_netns(ns.netns, tool)
+            return netns_argv(ns.netns, tool)
         if argv and argv[0] == "vtysh" and "--vty_socket" not in argv:
             argv = vtysh(node_dir(state.lab, node), *argv[1:])
-        return in_netns(ns.netns, argv)
+        return netns_argv(ns.netns, argv)
 
     def set_link_state(self, state: LabState, node: str, ifaces: Sequence[str], up: bool) -> None:
         wiring.set_link_state(state, node, ifaces, up)
