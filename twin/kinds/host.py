@@ -7,31 +7,15 @@ the main table's default route uses the first NIC. Facts (sysctls, no management
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from twin.kinds.facts import load_facts
-from twin.model.plan import InterfacePlan, NodePlan, Plan
+from twin.kinds.plain import PlainKind
+from twin.model.plan import NodePlan
 
 FACTS = load_facts("host")
 HOST_SYSCTLS = FACTS.sysctls
 
 
-class HostKind:
-    """GPU servers: no container interface renaming, nothing the kind cannot run, no agent."""
-
-    facts = FACTS
-
-    def container_iface(self, iface: InterfacePlan) -> str:
-        return iface.kernel
-
-    def plan_problems(self, plan: Plan) -> list[str]:
-        return []
-
-    def agent_backend(self, rundir: Path) -> dict[str, str]:
-        return {}
-
-
-KIND = HostKind()
+KIND = PlainKind(FACTS)
 
 
 def server_lines(node: NodePlan) -> list[str]:

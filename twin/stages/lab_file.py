@@ -7,10 +7,10 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from twin.model.drill import KINDS
-from twin.model.errors import PlanError
+from twin.model.errors import PlanError, Problem
 from twin.model.lab import DrillSettings, HealthSettings, Lab, LabFile
 from twin.stages.load.loader import load_topology, pydantic_problems
-from twin.stages.load.source import load_yaml
+from twin.stages.load.source import Loc, YamlDoc, load_yaml
 from twin.stages.plan import plan_topology
 
 
@@ -43,12 +43,11 @@ def load_lab(path: Path) -> Lab:
                                             "write 'kind: spine-loss' (with 'target:') or 'scenario: FILE'"))
                 continue
             if d.scenario is not None:
-                scenario = Path(d.scenario) if Path(d.scenario).is_absolute() else path.parent / d.scenario
-                if not scenario.is_file():
-                    problems.append(doc.problem(("drills", i, "scenario"), f"scenario file {scenario} does not exist",
-                                                "fix the path (it is relative to the lab file)"))
+                scenario = _beside(path, d.scenario)
+                if scenario is None:
+                    problems.append(_missing(doc, path, ("drills", i, "scenario"), "scenario", d.scenario))
                     continue
-                d = d.model_copy(update={"scenario": str(scenario.resolve())})
+                d = d.model_copy(update={"scenario": scenario})
             drills.append(d)
         traffic = []
         for i, pattern in enumerate(spec.traffic):
@@ -62,12 +61,11 @@ def load_lab(path: Path) -> Lab:
                                             "write 'pattern: pairs' with 'pairs: FILE', or drop 'pairs:'"))
                 continue
             if pattern.pairs is not None:
-                pairs = Path(pattern.pairs) if Path(pattern.pairs).is_absolute() else path.parent / pattern.pairs
-                if not pairs.is_file():
-                    problems.append(doc.problem(("traffic", i, "pairs"), f"pairs file {pairs} does not exist",
-                                                "fix the path (it is relative to the lab file)"))
+                pairs = _beside(path, pattern.pairs)
+                if pairs is None:
+                    problems.append(_missing(doc, path, ("traffic", i, "pairs"), "pairs", pattern.pairs))
                     continue
-                pattern = pattern.model_copy(update={"pairs": str(pairs.resolve())})
+                pattern = pattern.model_copy(update={"pairs": pairs})
             traffic.append(pattern)
         try:
             settings = DrillSettings(slo=spec.slo, drills=drills)
@@ -81,3 +79,14 @@ def load_lab(path: Path) -> Lab:
                    roce=spec.roce, plan=plan)
     plan = plan_topology(load_topology(path))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)
+
+
+def _beside(lab_file: Path, name: str) -> str | None:
+    """A file a lab file names (relative to the lab file), resolved; None when there is none."""
+    found = Path(name) if Path(name).is_absolute() else lab_file.parent / name
+    return str(found.resolve()) if found.is_file() else None
+
+
+def _missing(doc: YamlDoc, lab_file: Path, loc: Loc, what: str, name: str) -> Problem:
+    found = Path(name) if Path(name).is_absolute() else lab_file.parent / name
+    return doc.problem(loc, f"{what} file {found} does not exist", "fix the path (it is relative to the lab file)")
