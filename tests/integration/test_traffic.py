@@ -107,7 +107,8 @@ def test_a_pairs_file_shows_two_flows_hashed_onto_one_uplink(lab: str, tmp_path:
 
 def test_bad_input_exits_2(lab: str, tmp_path: Path) -> None:
     for args in (["melt"], ["ring-allreduce", "--qps", "0"], ["ring-allreduce", "--fault", "spine1"],
-                 ["pairs"], ["ring-allreduce", "--gpus", "9"], ["ring-allreduce", "--seed-mode", "odd"]):
+                 ["pairs"], ["ring-allreduce", "--gpus", "9"], ["ring-allreduce", "--seed-mode", "odd"],
+                 ["pairs", str(tmp_path / "p.yaml"), "--gpus", "0"], ["all-to-all", "--qps", "1,2", "--confirm"]):
         proc = twin("traffic", *args, "--name", lab, check=False)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, (args, proc.stderr)
 

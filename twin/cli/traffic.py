@@ -70,6 +70,9 @@ def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to
 
     kind, mode = pattern_and_mode(pattern, pairs_file, seed_mode, "PATTERN")
     counts = parse_qps(qps)
+    if kind == "pairs" and gpus is not None:
+        raise PlanError([Problem("twin traffic", "--gpus", "a pairs file names its GPUs itself",
+                                 "drop --gpus, or list only the pairs you want in the file")])
     if fault is not None and len(counts) > 1:
         raise PlanError([Problem("twin traffic", "--qps", "a sweep and --fault do not go together",
                                  "give one QP count with --fault")])
