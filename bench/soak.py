@@ -42,9 +42,10 @@ sys.path.insert(0, str(REPO))
 from twin.drills.faults.injector import Injector  # noqa: E402
 from twin.drills.targets import resolve  # noqa: E402
 from twin.host.processes import memory_kib, netns_processes  # noqa: E402
-from twin.host.rundir import LabState, lab_dir, load_plan, load_state, node_dir  # noqa: E402
+from twin.host.rundir import lab_dir, load_plan, load_state, node_dir  # noqa: E402
 from twin.lab.running import RunningLab  # noqa: E402
 from twin.model.drill import Step  # noqa: E402
+from twin.model.state import LabState  # noqa: E402
 from twin.runtime.registry import runtime_of  # noqa: E402
 from twin.switch.frr_daemons import vtysh  # noqa: E402
 

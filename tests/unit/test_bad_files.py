@@ -391,7 +391,7 @@ def test_a_value_of_the_wrong_type_is_a_finding(tmp_path: Path, monkeypatch: pyt
 
 def test_push_refuses_a_bad_file_before_pushing(tmp_path: Path) -> None:
     from twin.gnmi.push import desired_configs
-    from twin.host.rundir import LabState, NodeState
+    from twin.model.state import LabState, NodeState
     from twin.stages.lab_file import load_lab
 
     nodes = [NodeState(name=n, role="leaf", kind="switch", netns=n) for n in ("leaf1", "leaf2", "leaf3")]

@@ -61,7 +61,7 @@ def test_containers_get_capabilities_never_privileged(plan: Plan, tmp_path: Path
 
 
 def test_docker_exec_argv_finds_the_nodes_frr(plan: Plan) -> None:
-    from twin.host.rundir import LabState, NodeState
+    from twin.model.state import LabState, NodeState
 
     state = LabState(lab="x", runtime="docker", phase="up", topology="t", created=0,
                      nodes=[NodeState(name="leaf1", role="leaf", kind="switch", netns="tw.x.leaf1")])

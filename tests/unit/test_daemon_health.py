@@ -28,9 +28,10 @@ from twin.checks.daemons import (
 )
 from twin.checks.health import evaluate
 from twin.host.processes import netns_processes, read_proc
-from twin.host.rundir import LabState, NodeState, lab_dir, node_dir
+from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab, load_agent_settings
 from twin.model.plan import Plan
+from twin.model.state import LabState, NodeState
 from twin.stages.load.loader import load_topology
 from twin.stages.plan import plan_topology
 

@@ -6,12 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from twin.host.rundir import LabState, NodeState, lab_dir, save_plan, save_state
+from twin.host.rundir import lab_dir, save_plan, save_state
 from twin.lab.running import RunningLab, save_settings
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.model.drill import Slo
 from twin.model.errors import TwinError
 from twin.model.lab import DrillSettings
+from twin.model.state import LabState, NodeState
 from twin.stages.load.loader import load_topology
 from twin.stages.plan import plan_topology
 

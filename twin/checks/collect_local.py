@@ -9,9 +9,10 @@ from typing import Any
 
 from twin.checks.base import Check, Outputs
 from twin.checks.collect_processes import agent_facts, daemon_facts
-from twin.host.rundir import LabState, node_dir
+from twin.host.rundir import node_dir
 from twin.host.shell import netns_argv, run
 from twin.lab.running import RunningLab
+from twin.model.state import LabState
 from twin.switch.frr_daemons import vtysh
 from twin.switch.statedb import SwitchState
 

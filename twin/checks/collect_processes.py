@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from twin.host.processes import netns_processes, read_proc
-from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab
+from twin.model.state import LabState
 
 CONNECT_TIMEOUT_S = 1.0
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from twin.checks.base import Check, CheckInput, Outputs
-from twin.host.rundir import LabState
 from twin.kinds.sonic_vs import is_sonic_image
 from twin.lab.running import RunningLab
 from twin.model.plan import NodePlan, Plan
 from twin.model.results import ItemResult
+from twin.model.state import LabState
 from twin.switch.frr_daemons import node_daemons, split_supported
 
 REDIS = "redis-server"

@@ -6,8 +6,6 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel
-
 from twin.checks.base import Check, Outputs
 from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import established_counts
@@ -18,17 +16,7 @@ from twin.checks.daemons import AgentServing, SwitchDaemonsRunning, process_chec
 from twin.checks.ecmp import ecmp_summary
 from twin.lab.running import RunningLab
 from twin.model.plan import Plan
-from twin.model.results import CheckResult
-
-
-class Health(BaseModel):
-    healthy: bool
-    results: list[CheckResult]
-    bgp: dict[str, int]
-    ecmp: dict[str, dict[str, int]]
-    seconds: float = 0.0
-    agent: dict[str, Any] = {}                       # {pid, running, serving} of the lab's gNMI agent
-    daemons: dict[str, dict[str, dict[str, Any]]] = {}  # node -> process -> {pid, running}
+from twin.model.results import Health
 
 
 def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:

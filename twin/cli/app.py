@@ -78,8 +78,8 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        sonic_templates: TemplatesOpt = None,
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
-    from twin.checks.health import Health
     from twin.flows.bringup import bring_up
+    from twin.model.results import Health
     from twin.report.health import health_table, print_notes
     from twin.runtime.registry import check_lab_name
     from twin.stages.lab_file import load_lab
@@ -143,9 +143,8 @@ def status_doc(lab_name: str) -> dict[str, Any]:
 @app.command()
 def status(name: NameOpt = None, as_json: JsonOpt = False) -> None:
     """Show a running lab: nodes, management addresses, BGP, ECMP, health."""
-    from twin.checks.health import Health
     from twin.host.rundir import load_state
-    from twin.model.results import CheckResult
+    from twin.model.results import CheckResult, Health
     from twin.report.health import health_table, inventory_table
 
     lab_name = _resolve_name(name)

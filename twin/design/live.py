@@ -13,10 +13,10 @@ from twin.checks.collect_local import collect_local
 from twin.checks.daemons import process_checks
 from twin.checks.health import evaluate
 from twin.design.live_state import LiveState, link_states, node_states, operstates_of, session_states
-from twin.host.rundir import LabState
 from twin.host.shell import run
 from twin.lab.running import RunningLab
 from twin.model.errors import TwinError
+from twin.model.state import LabState
 from twin.runtime.registry import runtime_of
 
 WORKERS = 8

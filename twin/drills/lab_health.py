@@ -3,8 +3,9 @@ lab unhealthy (`twin status` and the next drill say so); one that did clears an 
 
 from __future__ import annotations
 
-from twin.host.rundir import LabState, save_state
+from twin.host.rundir import save_state
 from twin.model.drill import DrillReport
+from twin.model.state import LabState
 
 
 def record_lab_health(state: LabState, report: DrillReport, why: str) -> None:

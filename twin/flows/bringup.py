@@ -8,11 +8,11 @@ from pathlib import Path
 from twin.checks.catalog import verify_checks
 from twin.checks.collect_local import collect_local
 from twin.checks.daemons import AgentServing, process_checks
-from twin.checks.health import Health, HealthProgress, evaluate, wait_healthy
+from twin.checks.health import HealthProgress, evaluate, wait_healthy
 from twin.lab.lifecycle import start_lab
 from twin.lab.running import RunningLab
 from twin.model.lab import Lab
-from twin.model.results import CheckResult, ItemResult
+from twin.model.results import CheckResult, Health, ItemResult
 from twin.runtime.registry import ProgressFn
 
 

@@ -12,20 +12,17 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from twin.checks.catalog import verify_checks
 from twin.checks.collect_gnmi import collect_gnmi, running_configs
-from twin.checks.health import Health, evaluate, wait_healthy
+from twin.checks.health import evaluate, wait_healthy
 from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
 from twin.flows.bringup import bring_up
 from twin.gnmi.push import PushResult, push
 from twin.lab.running import RunningLab
-from twin.model.drill import DrillReport
 from twin.model.findings import Finding
 from twin.model.lab import Lab
-from twin.model.results import CheckResult, ItemResult, summarize
+from twin.model.results import CheckResult, CiReport, Health, ItemResult, summarize
 from twin.model.traffic import LabTraffic, TrafficReport
 from twin.runtime.registry import down_lab
 from twin.stages.lab_file import load_lab
@@ -34,17 +31,6 @@ from twin.traffic.judge import judge as judge_traffic
 from twin.traffic.run import run_traffic, run_with_fault
 
 CATEGORIES = ("yang", "schema", "bgp", "addressing", "ecmp", "mtu", "qos")
-
-
-class CiReport(BaseModel):
-    lab: str
-    name: str
-    passed: bool
-    stopped_at: str = ""        # the stage that failed, if any
-    seconds: float = 0.0
-    results: list[CheckResult] = []
-    drills: list[DrillReport] = []
-    traffic: list[TrafficReport] = []
 
 
 def validation_results(findings: list[Finding], yang_skipped: str = "") -> list[CheckResult]:

@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from twin.checks.catalog import verify_checks
 from twin.checks.collect_gnmi import collect_gnmi, running_configs
 from twin.checks.health import evaluate, wait_healthy
@@ -32,34 +30,17 @@ from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
 from twin.gnmi.client import SwitchClient
 from twin.gnmi.push import diff_keys
-from twin.host.rundir import LabState
 from twin.host.userfile import config_value, read_config_db, type_name
 from twin.lab.running import RunningLab
 from twin.model.errors import PlanError, Problem, TwinError
 from twin.model.plan import Plan
-from twin.model.results import CheckResult, ItemResult, summarize
+from twin.model.results import CheckResult, ItemResult, RehearsalReport, SwitchDiff, summarize
+from twin.model.state import LabState
 from twin.stages.load.source import YamlDoc, parse_doc
 from twin.stages.validate.api import validate_folder
 
 CONFIG_ROOT = "/sonic-db:CONFIG_DB/localhost/"
 ROLE_ORDER = {"leaf": 0, "router": 1, "spine": 2}
-
-
-class SwitchDiff(BaseModel):
-    switch: str
-    added: list[str] = []
-    removed: list[str] = []
-    changed: list[str] = []    # TABLE|key field: old -> new
-
-
-class RehearsalReport(BaseModel):
-    lab: str
-    change: str
-    passed: bool = False
-    rolled_back: bool = False
-    stopped_at: str = ""
-    diffs: list[SwitchDiff] = []
-    results: list[CheckResult] = []
 
 
 def merge_patch(target: Any, patch: Any) -> Any:

@@ -11,11 +11,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from twin.gnmi.client import SwitchClient
-from twin.host.rundir import LabState
 from twin.host.userfile import read_config_db
 from twin.lab.running import RunningLab
 from twin.model.errors import GnmiError, PlanError, Problem
 from twin.model.plan import Plan
+from twin.model.state import LabState
 from twin.stages.configdb import GENERATED_TABLES
 from twin.stages.render.config_db import node_config_db
 

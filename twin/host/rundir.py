@@ -1,4 +1,5 @@
-"""A lab's state on disk, written before anything is created, so a crash can be cleaned up.
+"""A lab's run directory and its state on disk (twin.model.state), written before anything is created,
+so a crash can be cleaned up.
 
 Layout under the run directory (default /run/twin, env TWIN_RUN_DIR):
   <lab>/state.json       the inventory: runtime, phase, namespaces, management addresses
@@ -12,52 +13,14 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from twin.model.errors import TwinError
 from twin.model.plan import Plan
-
-Phase = Literal["creating", "up", "failed"]
+from twin.model.state import LabState
 
 
 def run_root() -> Path:
     return Path(os.environ.get("TWIN_RUN_DIR", "/run/twin"))
-
-
-class NodeState(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    role: str
-    kind: str
-    netns: str
-    mgmt: str | None = None
-
-
-class LabState(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    lab: str
-    runtime: str
-    phase: Phase
-    topology: str
-    created: float
-    mgmt_subnet: str | None = None
-    mgmt_host: str | None = None
-    mgmt_netns: str | None = None
-    host_iface: str | None = None
-    image: str | None = None       # the container image of the switches (container runtimes)
-    netns: list[str] = []
-    nodes: list[NodeState] = []
-    notes: list[str] = []
-    unhealthy: str | None = None   # set by a drill that could not restore the fabric
-
-    def node(self, name: str) -> NodeState:
-        for n in self.nodes:
-            if n.name == name:
-                return n
-        known = ", ".join(n.name for n in self.nodes)
-        raise TwinError(f"lab '{self.lab}' has no node '{name}'; nodes: {known}")
 
 
 def lab_dir(lab: str) -> Path:

@@ -10,12 +10,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.host.rundir import lab_dir, node_dir
 from twin.kinds.registry import switch_kind
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
 from twin.model.plan import Plan
+from twin.model.state import LabState
 from twin.switch.tls import make_cert, write_private
 
 

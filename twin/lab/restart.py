@@ -3,11 +3,12 @@ its daemons launched the way the lab's runtime launches them."""
 
 from __future__ import annotations
 
-from twin.host.rundir import LabState, node_dir
+from twin.host.rundir import node_dir
 from twin.host.shell import run
 from twin.kinds.sonic_vs import is_sonic_image
 from twin.lab.running import RunningLab
 from twin.model.errors import TwinError
+from twin.model.state import LabState
 from twin.runtime.registry import runtime_of
 from twin.switch.frr_daemons import daemon_env, node_daemons
 from twin.switch.frr_restart import FrrRestart, restart_frr

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from twin.host.rundir import LabState, lab_dir, load_plan, load_state
+from twin.host.rundir import lab_dir, load_plan, load_state
 from twin.lab import agent as agent_settings
 from twin.model.agent import AgentSettings
 from twin.model.errors import TwinError
 from twin.model.lab import DrillSettings
 from twin.model.plan import Plan
+from twin.model.state import LabState
 
 
 def save_settings(lab: str, settings: DrillSettings) -> None:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from twin.flows.ci import CiReport
-from twin.flows.rehearse import RehearsalReport
+from twin.model.results import CiReport, RehearsalReport
 
 ICON = {"success": "pass", "failure": "FAIL", "error": "ERROR", "skipped": "skip"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from twin.checks.health import Health
-from twin.host.rundir import LabState
+from twin.model.results import Health
+from twin.model.state import LabState
 
 _STYLE = {"success": "green", "failure": "red", "error": "magenta", "skipped": "yellow"}
 

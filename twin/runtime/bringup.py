@@ -22,8 +22,6 @@ from typing import Protocol
 
 from twin.host import userfile
 from twin.host.rundir import (
-    LabState,
-    NodeState,
     known_labs,
     lab_dir,
     load_state,
@@ -37,6 +35,7 @@ from twin.kinds.host import server_lines
 from twin.kinds.registry import NodeKind, kind_of
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
+from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.protocol import ProgressFn, check_lab_name

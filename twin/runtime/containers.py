@@ -11,12 +11,13 @@ from collections.abc import Sequence
 import docker.errors
 
 from twin.host.dockerapi import LAB_LABEL, client, engine_running
-from twin.host.rundir import LabState, node_dir
+from twin.host.rundir import node_dir
 from twin.host.shell import run
 from twin.kinds import sonic_vs
 from twin.kinds.registry import NodeKind, switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
+from twin.model.state import LabState
 from twin.runtime.image import ImageSpec, ensure_image
 from twin.runtime.protocol import ProgressFn
 from twin.runtime.wiring import node_netns, set_link_state

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from twin.host.rundir import LabState
 from twin.model.errors import PlanError, Problem
 from twin.model.plan import Plan
+from twin.model.state import LabState
 
 # (step description, done, total): how a runtime reports progress to whoever shows it.
 ProgressFn = Callable[[str, int, int], None]

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
-from twin.host.rundir import LabState, load_state
+from twin.host.rundir import load_state
 from twin.model.errors import TwinError
+from twin.model.state import LabState
 from twin.runtime.protocol import ProgressFn, Runtime, check_lab_name
 
 __all__ = ["RUNTIMES", "ProgressFn", "Runtime", "all_labs", "check_lab_name", "down_lab", "get_runtime",

@@ -17,10 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 from ipaddress import IPv4Network
 from pathlib import Path
 
-from twin.host.rundir import LabState, known_labs
+from twin.host.rundir import known_labs
 from twin.host.shell import ip_batch, list_netns, netns_argv, run
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
+from twin.model.state import LabState
 
 MGMT_SPACE = IPv4Network("172.20.0.0/14")
 WORKERS = 8

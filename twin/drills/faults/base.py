@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from twin.host.rundir import LabState
 from twin.host.shell import run
 from twin.lab.running import RunningLab
 from twin.model.drill import Slo, Step
 from twin.model.errors import DrillError
 from twin.model.plan import LinkPlan, Plan
+from twin.model.state import LabState
 from twin.runtime.registry import Runtime
 
 # One end of a link: (node, SONiC port name)

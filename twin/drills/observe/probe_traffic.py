@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twin.drills.observations import FlowPaths, ProbePair, ProbeResult, ProbeSpec
-from twin.host.rundir import LabState
 from twin.host.shell import run
 from twin.model.errors import DrillError
 from twin.model.plan import Plan
+from twin.model.state import LabState
 from twin.runtime.registry import Runtime
 
 SPORT_BASE, DPORT_BASE = 40000, 50000

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client
-from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import run
 from twin.kinds.registry import kind_of, switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import Plan
+from twin.model.state import LabState
 from twin.runtime import containers, wiring
 from twin.runtime.bringup import NodeStart, bring_up, tear_down
 from twin.runtime.clab.command import ClabCommand, clab_inspect_nodes, missing_message

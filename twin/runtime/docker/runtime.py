@@ -28,12 +28,13 @@ from typing import Any
 import docker.types
 
 from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, network_name
-from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import ip_batch
 from twin.kinds import sonic_vs
 from twin.kinds.registry import NodeKind, kind_of
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan, Plan
+from twin.model.state import LabState
 from twin.runtime import containers, wiring
 from twin.runtime.bringup import NodeStart, bring_up, start_linux_node, tear_down
 from twin.runtime.protocol import ProgressFn

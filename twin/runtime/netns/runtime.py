@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
-from twin.host.rundir import LabState, lab_dir, node_dir
+from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import ip_batch, netns_argv, run
 from twin.kinds.registry import NodeKind, switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
+from twin.model.state import LabState
 from twin.runtime import wiring
 from twin.runtime.bringup import NodeStart, bring_up, start_linux_node, tear_down
 from twin.runtime.confine import HOW as CONFINED
