@@ -17,6 +17,7 @@ from twin.checks.configured import ConfigDb, configured_bfd
 from twin.checks.daemons import AgentServing, SwitchDaemonsRunning, process_checks
 from twin.checks.ecmp import ecmp_summary
 from twin.lab.running import RunningLab
+from twin.model import phases
 from twin.model.plan import Plan
 from twin.model.results import CheckResult
 
@@ -73,11 +74,15 @@ def wait_healthy(lab: RunningLab, timeout: float, on_poll: HealthProgress,
         health = evaluate(plan, control, collect_local(lab, control))
         health.seconds = time.monotonic() - start
         on_poll(health)
+        if health.bgp["established"] >= health.bgp["total"]:
+            phases.reach("sessions_established", first=True)
         if health.healthy:
+            phases.reach("fib_full", first=True)
             health = evaluate(plan, checks, collect_local(lab, checks))
             health.seconds = time.monotonic() - start
             on_poll(health)
             if health.healthy:
+                phases.reach("servers_reachable")
                 return health
         if time.monotonic() - start > timeout:
             full = evaluate(plan, checks, collect_local(lab, checks))

@@ -35,6 +35,7 @@ from twin.host.rundir import (
 from twin.host.shell import ip_batch, list_netns, run
 from twin.kinds.host import server_lines
 from twin.kinds.registry import NodeKind, kind_of
+from twin.model import phases
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.runtime import neighbours
@@ -56,7 +57,7 @@ from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
 from twin.switch import redis_server
 from twin.switch.cfgmgr import PROGRAMMED
-from twin.switch.frr_daemons import node_daemons, start_frr
+from twin.switch.frr_daemons import launch_frr, load_frr, node_daemons
 from twin.switch.kernel import kernel_lines
 from twin.switch.sonic_redis import as_stored
 
@@ -194,14 +195,18 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     nodes = len(plan.nodes)
     progress(f"creating {nodes} nodes", 0, nodes)
     placement.create_nodes(state, plan, subnet, mgmt_ip)
+    phases.reach("namespaces")
     progress(f"wiring {len(plan.links)} links", 0, nodes)
     placement.wire_links(lab, plan)
+    phases.reach("wiring")
 
     started = 0
+    recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
 
     def one(node: NodePlan) -> list[str]:
-        return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
-                                              str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates))
+        with phases.recording(recorder):
+            return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
+                                                  str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates))
 
     def tick() -> None:
         nonlocal started
@@ -274,8 +279,11 @@ def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) 
     node = start.node
     daemons = node_daemons(node, start.plan.fabric.bfd.enabled)
     try:
-        skipped = start_frr(rundir, node_netns(start.lab, node.name), daemons, conf,
-                            lambda argv: procs.start_daemon(start.lab, node, argv))
+        skipped = launch_frr(rundir, node_netns(start.lab, node.name), daemons,
+                             lambda argv: procs.start_daemon(start.lab, node, argv))
+        phases.reach("daemon_launch")
+        load_frr(rundir, conf)
+        phases.reach("config_applied")
     except RuntimeBackendError as exc:
         raise RuntimeBackendError(f"{node.name}: {exc}") from None
     return [f"{node.name}: {w}" for w in skipped]
