@@ -57,7 +57,7 @@ from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
 from twin.switch import redis_server
 from twin.switch.cfgmgr import PROGRAMMED
-from twin.switch.frr_daemons import launch_frr, load_frr, node_daemons
+from twin.switch.frr_daemons import boot_frr, launch_frr, load_frr, node_daemons
 from twin.switch.kernel import kernel_lines
 from twin.switch.sonic_redis import as_stored
 
@@ -278,11 +278,20 @@ _STARTERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], list[str]]] = {
 def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:
     node = start.node
     daemons = node_daemons(node, start.plan.fabric.bfd.enabled)
+
+    def launch(argv: list[str]) -> None:
+        procs.start_daemon(start.lab, node, argv)
+
     try:
-        skipped = launch_frr(rundir, node_netns(start.lab, node.name), daemons,
-                             lambda argv: procs.start_daemon(start.lab, node, argv))
-        phases.reach("daemon_launch")
-        load_frr(rundir, conf)
+        if start.kind.facts.boot == "twin-switch":
+            # twin's rendering: every daemon starts with its own part of it (as the floor does)
+            skipped = boot_frr(rundir, node_netns(start.lab, node.name), daemons, conf, launch)
+            phases.reach("daemon_launch")
+        else:
+            # an imported router's own files: loaded by vtysh, which reports all FRR refuses
+            skipped = launch_frr(rundir, node_netns(start.lab, node.name), daemons, launch)
+            phases.reach("daemon_launch")
+            load_frr(rundir, conf)
         phases.reach("config_applied")
     except RuntimeBackendError as exc:
         raise RuntimeBackendError(f"{node.name}: {exc}") from None
