@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
-"""Seconds from `twin up` to healthy, and memory per switch. Prints one JSON document.
+"""Seconds from `twin up` to healthy, and memory per switch, as ratios to the bare floor measured in
+the same run. Prints one JSON document.
 
-    python bench/lab_up.py            # the default lab (4 x 8 Clos, 16 servers)
-    python bench/lab_up.py --scale    # also the 64 x 128 control plane (192 switches, minutes)
+    python bench/lab_up.py            # the default lab (4 x 8 Clos, 16 servers) against the floor's 4 x 8
+    python bench/lab_up.py --scale    # also the 64 x 128 control plane against the floor's 64 x 128 (minutes)
+
+The floor is a bare FRR-in-namespaces Clos with BFD and no management plane (floor_clos.py, found with
+--floor or $TWIN_FLOOR; without it twin is measured alone and the document says why there are no ratios).
+Rounds alternate floor, twin, floor, twin, ... so both see the same load; medians are reported with
+the spread (min, max). Time ratio: twin's seconds from the command to healthy over the floor's total
+(nothing to full ECMP FIB, as it reports it). Memory ratio: twin's PSS per switch, its databases and its
+share of the lab's agent included, over the floor's PSS per switch (zebra, bgpd, bfdd).
 
 Memory is read from /proc/<pid>/smaps_rollup of every process inside each switch namespace:
 RSS counts shared libraries once per process, PSS shares them out fairly.
@@ -12,8 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -87,7 +99,7 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
     doc: dict[str, Any] = {"lab": lab_file, "healthy": result.get("healthy", False),
                            "seconds_up_to_healthy": round(wall, 2),
                            "seconds_waiting_for_convergence": result.get("seconds"),
-                           "bgp": result.get("bgp")}
+                           "bgp": result.get("bgp"), "phases": result.get("phases")}
     if proc.returncode in (0, 1):
         doc["memory"] = switch_memory(name)
         if measure is not None:
@@ -98,16 +110,116 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
     return doc
 
 
+FLOOR_LINE = re.compile(r"setup (?P<setup>[\d.]+)s; daemon launch (?P<launch>[\d.]+)s; "
+                        r"launch->full ECMP FIB (?P<converge>[\d.]+)s; total (?P<total>[\d.]+)s")
+FLOOR_MEMORY = re.compile(r"total PSS (?P<pss>[\d.]+) MiB")
+
+
+def find_floor(option: str | None) -> tuple[Path | None, str]:
+    """The floor script, or None and why not."""
+    given = option or os.environ.get("TWIN_FLOOR")
+    if not given:
+        return None, "no floor: pass --floor PATH or set TWIN_FLOOR to floor_clos.py (../shared/bench/floor_clos.py)"
+    path = Path(given)
+    if not path.is_file():
+        return None, f"no floor: {path} (from {'--floor' if option else 'TWIN_FLOOR'}) is not a file"
+    return path, ""
+
+
+def floor(script: Path, spines: int, leaves: int, bfd_ms: int, timeout: float) -> dict[str, Any]:
+    """One run of the bare floor from nothing to full ECMP, then its clean-up."""
+    env = {**os.environ, "S": str(spines), "L": str(leaves), "BFD": "1", "BFD_MS": str(bfd_ms)}
+    with tempfile.TemporaryDirectory(prefix="twin-floor-") as run_dir:
+        env["LAB_RUN"] = run_dir
+        start = time.monotonic()
+        try:
+            proc = subprocess.run([sys.executable, str(script), "run"], env=env, capture_output=True,
+                                  text=True, timeout=timeout)
+            wall = time.monotonic() - start
+        finally:
+            subprocess.run([sys.executable, str(script), "clean"], env=env, capture_output=True, timeout=300)
+    times, memory = FLOOR_LINE.search(proc.stdout), FLOOR_MEMORY.search(proc.stdout)
+    if proc.returncode != 0 or times is None or memory is None or "TIMEOUT" in proc.stdout:
+        return {"ok": False, "error": (proc.stdout + proc.stderr)[-2000:]}
+    switches = spines + leaves
+    return {"ok": True, "seconds_total": float(times["total"]), "seconds_wall": round(wall, 2),
+            "seconds_setup": float(times["setup"]), "seconds_launch": float(times["launch"]),
+            "seconds_launch_to_full_fib": float(times["converge"]),
+            "pss_mib_per_switch": round(float(memory["pss"]) / switches, 2)}
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 2), "min": round(min(values), 2),
+            "max": round(max(values), 2)}
+
+
+def twin_pss_per_switch(doc: dict[str, Any]) -> float:
+    """PSS per switch with the switch's databases and its share of the lab's agent."""
+    memory = doc["memory"]
+    return float(memory["pss_mib_per_switch_mean"]) + float(memory["agent_pss_mib_per_switch"])
+
+
+def compare(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians and spreads of both, and twin's ratios to the floor (median over median)."""
+    healthy = [t for t in twins if t["healthy"] and "memory" in t]
+    good = [f for f in floors if f["ok"]]
+    doc: dict[str, Any] = {"twin_runs_healthy": f"{len(healthy)}/{len(twins)}",
+                           "floor_runs_ok": f"{len(good)}/{len(floors)}"}
+    if healthy:
+        doc["twin_seconds_up_to_healthy"] = spread([t["seconds_up_to_healthy"] for t in healthy])
+        doc["twin_pss_mib_per_switch"] = spread([twin_pss_per_switch(t) for t in healthy])
+        phases = [t["phases"] for t in healthy if t.get("phases")]
+        if phases:
+            doc["twin_phases_median"] = {k: round(statistics.median(p.get(k, 0.0) for p in phases), 3)
+                                         for k in phases[0]}
+    if good:
+        doc["floor_seconds_total"] = spread([f["seconds_total"] for f in good])
+        doc["floor_seconds_wall"] = spread([f["seconds_wall"] for f in good])
+        doc["floor_pss_mib_per_switch"] = spread([f["pss_mib_per_switch"] for f in good])
+    if healthy and good:
+        doc["ratio_time"] = round(doc["twin_seconds_up_to_healthy"]["median"] / doc["floor_seconds_total"]["median"], 2)
+        doc["ratio_time_wall"] = round(doc["twin_seconds_up_to_healthy"]["median"]
+                                       / doc["floor_seconds_wall"]["median"], 2)
+        doc["ratio_memory"] = round(doc["twin_pss_mib_per_switch"]["median"]
+                                    / doc["floor_pss_mib_per_switch"]["median"], 2)
+    return doc
+
+
+def rounds(floor_script: Path | None, runs: int, lab_file: str, name: str, spines: int, leaves: int,
+           bfd_ms: int, timeout: float) -> dict[str, Any]:
+    """`runs` alternating rounds of the floor and twin at the same size."""
+    twins: list[dict[str, Any]] = []
+    floors: list[dict[str, Any]] = []
+    for i in range(runs):
+        if floor_script is not None:
+            floors.append(floor(floor_script, spines, leaves, bfd_ms, timeout))
+        twins.append(bench(lab_file, f"{name}{i}", timeout))
+    doc: dict[str, Any] = {"lab": lab_file, "floor_size": f"S={spines} L={leaves} BFD=1 BFD_MS={bfd_ms}",
+                           **compare(twins, floors), "twin_runs": twins}
+    if floor_script is not None:
+        doc["floor_runs"] = floors
+    return doc
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--scale", action="store_true", help="also bring up the 64 x 128 control plane")
-    parser.add_argument("--runs", type=int, default=3, help="runs of the default lab")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", action="store_true", help="also bring up the 64 x 128 control plane "
+                        "(and the floor at 64 x 128)")
+    parser.add_argument("--runs", type=int, default=3, help="alternating rounds of the default lab (default 3)")
+    parser.add_argument("--scale-runs", type=int, default=1, help="alternating rounds at 64 x 128 (default 1)")
+    parser.add_argument("--floor", help="floor_clos.py, the bare floor (default: $TWIN_FLOOR)")
+    parser.add_argument("--name", default="bench", help="lab name prefix (labs NAME0, NAME1, ...; NAMEscale0)")
     args = parser.parse_args()
-    results = [bench("labs/default.yaml", f"bench{i}", 300) for i in range(args.runs)]
-    times = sorted(r["seconds_up_to_healthy"] for r in results)
-    doc: dict[str, Any] = {"default": {"runs": results, "median_seconds_up_to_healthy": times[len(times) // 2]}}
+    if args.runs < 1 or args.scale_runs < 1:
+        parser.error("--runs and --scale-runs must be at least 1")
+    script, why = find_floor(args.floor)
+    if args.floor and script is None:
+        parser.error(why)   # asked for by name: a wrong path is a mistake, not a skip
+    doc: dict[str, Any] = {} if script else {"floor_skipped": why}
+    doc["default"] = rounds(script, args.runs, "labs/default.yaml", args.name, 4, 8, 300, 300)
     if args.scale:
-        doc["scale_64x128"] = bench("labs/scale.yaml", "benchscale", 1800)
+        doc["scale_64x128"] = rounds(script, args.scale_runs, "labs/scale.yaml", f"{args.name}scale", 64, 128,
+                                     300, 1800)
     print(json.dumps(doc, indent=2))
 
 

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from twin.model.errors import RuntimeBackendError
 from twin.switch import frr_daemons
-from twin.switch.frr_daemons import daemon_command, parse_daemons_file, split_supported, switch_daemons, vtysh
+from twin.switch.frr_daemons import (
+    boot_frr,
+    daemon_command,
+    parse_daemons_file,
+    per_daemon_configs,
+    split_supported,
+    switch_daemons,
+    vtysh,
+)
 
 FRR01 = Path(__file__).resolve().parents[2] / "topologies" / "frr01"
 
@@ -69,3 +79,84 @@ def test_zebra_gets_netlink_buffer(daemon: str, has_buffer: bool, tmp_path: Path
 def test_vtysh(tmp_path: Path) -> None:
     assert vtysh(tmp_path, "-c", "show bgp summary json") == [
         "vtysh", "--vty_socket", str(tmp_path), "-c", "show bgp summary json"]
+
+
+RENDERED = """! Rendered by twin
+frr version 8.4
+frr defaults traditional
+hostname leaf1
+log syslog informational
+service integrated-vtysh-config
+!
+no zebra nexthop kernel enable
+!
+route-map RM_SET_SRC permit 10
+ set src 10.1.4.1
+exit
+!
+ip protocol bgp route-map RM_SET_SRC
+!
+router bgp 65101
+ neighbor 10.0.0.64 remote-as 65100
+ neighbor 10.0.0.64 bfd
+ !
+ address-family ipv4 unicast
+  maximum-paths 4
+ exit-address-family
+exit
+!
+bfd
+ profile fast
+  transmit-interval 300
+ exit
+exit
+!
+end
+"""
+
+
+def test_per_daemon_configs_give_each_block_to_its_daemons_only() -> None:
+    files = per_daemon_configs(RENDERED, ["zebra", "bgpd", "bfdd"])
+    assert files is not None
+    common = "frr version 8.4\nfrr defaults traditional\nhostname leaf1\nlog syslog informational\n"
+    rmap = "route-map RM_SET_SRC permit 10\n set src 10.1.4.1\nexit\n"
+    assert files["zebra"] == (common + "no zebra nexthop kernel enable\n" + rmap
+                              + "ip protocol bgp route-map RM_SET_SRC\n")
+    assert files["bgpd"] == common + rmap + (
+        "router bgp 65101\n neighbor 10.0.0.64 remote-as 65100\n neighbor 10.0.0.64 bfd\n"
+        " address-family ipv4 unicast\n  maximum-paths 4\n exit-address-family\nexit\n")
+    # bgpd never sees the bfd block: its `exit` would end config mode before `router bgp`
+    assert files["bfdd"] == common + "bfd\n profile fast\n  transmit-interval 300\n exit\nexit\n"
+
+
+@pytest.mark.parametrize(("conf", "daemons"), [
+    ("hostname r1\nrouter ospf\n network 10.0.0.0/8 area 0\nexit\n", ["zebra", "bgpd"]),  # owner unknown
+    ("hostname r1\nbfd\n profile x\nexit\n", ["zebra", "bgpd"]),                           # bfdd not running
+    ("hostname r1\nip route 10.0.0.0/8 blackhole\n", ["zebra", "bgpd", "staticd"]),         # not in the table
+])
+def test_per_daemon_configs_refuse_what_they_cannot_place(conf: str, daemons: list[str]) -> None:
+    assert per_daemon_configs(conf, daemons) is None
+
+
+def test_daemon_command_reads_its_config_file_only_when_given(tmp_path: Path) -> None:
+    assert "-f" not in daemon_command("bgpd", "ns", tmp_path)
+    cmd = daemon_command("bgpd", "ns", tmp_path, tmp_path / "bgpd.conf")
+    assert cmd[cmd.index("-f") + 1] == str(tmp_path / "bgpd.conf")
+
+
+@pytest.mark.skipif(shutil.which("vtysh") is None, reason="vtysh (FRR) is not installed")
+def test_boot_frr_starts_each_daemon_with_its_file_and_refuses_bad_config(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    launched: list[list[str]] = []
+    monkeypatch.setattr(frr_daemons, "wait_for_sockets", lambda *a, **k: None)
+    monkeypatch.setattr(frr_daemons, "split_supported", lambda daemons: (list(daemons), []))
+    assert boot_frr(tmp_path, "ns", ["zebra", "bgpd", "bfdd"], RENDERED, launched.append) == []
+    assert [(argv[0].rsplit("/", 1)[1], argv[argv.index("-f") + 1]) for argv in launched] == [
+        (d, str(tmp_path / f"{d}.conf")) for d in ("zebra", "bgpd", "bfdd")]
+    assert (tmp_path / "frr.conf").read_text().startswith(RENDERED)
+    assert "log timestamp precision 6" in (tmp_path / "bgpd.conf").read_text()   # the runtime lines too
+    launched.clear()
+    with pytest.raises(RuntimeBackendError, match=r"FRR rejected .*frr\.conf.*Unknown command"):
+        boot_frr(tmp_path, "ns", ["zebra", "bgpd"], "hostname r1\nrouter bgp 1\n no such command\nexit\n",
+                 launched.append)
+    assert launched == []   # refused before anything started

@@ -15,6 +15,7 @@ from twin.checks.configured import ConfigDb, configured_bfd
 from twin.checks.daemons import AgentServing, SwitchDaemonsRunning, process_checks
 from twin.checks.ecmp import ecmp_summary
 from twin.lab.running import RunningLab
+from twin.model import phases
 from twin.model.plan import Plan
 from twin.model.results import Health
 
@@ -57,15 +58,24 @@ def wait_healthy(lab: RunningLab, timeout: float, on_poll: HealthProgress,
     # comes up (or flaps under bring-up load), and a BFD flap takes BGP down again a moment later.
     bfd = expected_bfd(plan) if configs is None else configured_bfd(configs)
     control = [c for c in checks if "ping" not in c.needs] + ([BfdSessionsUp(BfdInput(peers=bfd))] if bfd else [])
+    data = [c for c in checks if "ping" in c.needs]
     while True:
-        health = evaluate(plan, control, collect_local(lab, control))
+        outputs = collect_local(lab, control)
+        health = evaluate(plan, control, outputs)
         health.seconds = time.monotonic() - start
         on_poll(health)
+        if health.bgp["established"] >= health.bgp["total"]:
+            phases.reach("sessions_established", first=True)
         if health.healthy:
-            health = evaluate(plan, checks, collect_local(lab, checks))
+            phases.reach("fib_full", first=True)
+            # the control plane was just read healthy: only the data plane (pings) is left to read
+            for node, values in collect_local(lab, data).items():
+                outputs.setdefault(node, {}).update(values)
+            health = evaluate(plan, checks, outputs)
             health.seconds = time.monotonic() - start
             on_poll(health)
             if health.healthy:
+                phases.reach("servers_reachable")
                 return health
         if time.monotonic() - start > timeout:
             full = evaluate(plan, checks, collect_local(lab, checks))

@@ -78,6 +78,11 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        sonic_templates: TemplatesOpt = None,
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
+    from twin.host.processes import started_monotonic
+    from twin.model.phases import Phases, recording
+
+    phases = Phases(start=started_monotonic())  # from the process's start: Python and the CLI count
+    phases.reach("cli_start")
     from twin.flows.bringup import bring_up
     from twin.model.results import Health
     from twin.report.health import health_table, print_notes
@@ -89,8 +94,9 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
     lab_name = name or lab.name
     check_lab_name(lab_name, str(target) if not name else "--name")
     templates = find_templates(sonic_templates)
+    phases.reach("plan")
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
-                  TimeElapsedColumn(), console=console, transient=as_json) as progress:
+                  TimeElapsedColumn(), console=console, transient=as_json) as progress, recording(phases):
         task = progress.add_task(f"up {lab_name}", total=None, info="")
         wait = progress.add_task("converging", total=None, info="", visible=False)
 
@@ -107,7 +113,8 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
     state = running.state
     if as_json:
         _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
-                    "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes})
+                    "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes,
+                    "phases": phases.seconds()})
     else:
         print_notes(console, state)
         out.print(health_table(state, health))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import functools
-
-import docker
-import docker.errors
+from typing import TYPE_CHECKING
 
 from twin.model.errors import TwinError
+
+if TYPE_CHECKING:
+    import docker
 
 LAB_LABEL, NODE_LABEL = "org.twin.lab", "org.twin.node"
 NOT_RUNNING = ("the Docker engine is not reachable ({why}): 'make lab-up RUNTIME=docker' installs Debian's "
@@ -16,6 +17,9 @@ NOT_RUNNING = ("the Docker engine is not reachable ({why}): 'make lab-up RUNTIME
 
 @functools.cache
 def client() -> docker.DockerClient:
+    import docker  # ~0.12 s to import: only when a lab asks for the engine, not in every CLI command
+    import docker.errors
+
     try:
         c = docker.from_env(timeout=120)
         c.ping()

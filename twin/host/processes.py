@@ -8,6 +8,7 @@ has a pid of its own (the last NSpid of /proc/PID/status): that is the pid its p
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,3 +76,12 @@ def memory_kib(pid: int, proc: Path = PROC) -> dict[str, int]:
         if key in ("Rss", "Pss") and rest.split():
             out[key.lower()] = int(rest.split()[0])
     return out
+
+
+def started_monotonic(pid: int | None = None, proc: Path = PROC) -> float:
+    """When process `pid` (this one by default) started, on time.monotonic()'s clock: /proc's
+    start time counts clock ticks since boot (10 ms here), as CLOCK_BOOTTIME does."""
+    stat = (proc / str(os.getpid() if pid is None else pid) / "stat").read_text()
+    ticks = int(stat.rsplit(")", 1)[1].split()[19])  # field 22, counted after the comm in parentheses
+    age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    return time.monotonic() - max(0.0, age)

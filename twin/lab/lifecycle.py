@@ -7,6 +7,7 @@ from pathlib import Path
 
 from twin.lab.agent import start_agent
 from twin.lab.running import RunningLab, save_settings
+from twin.model import phases
 from twin.model.lab import Lab
 from twin.runtime.registry import ProgressFn, get_runtime
 
@@ -20,6 +21,7 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
     on_step("starting gNMI agents", 0, 0)
     try:
         agent = start_agent(state, lab.plan, lab.gnmi, templates)
+        phases.reach("agents_ready")
         save_settings(name, lab.drills)
     except BaseException:
         rt.down(name)

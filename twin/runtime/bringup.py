@@ -33,6 +33,7 @@ from twin.host.rundir import (
 from twin.host.shell import ip_batch, list_netns, run
 from twin.kinds.host import server_lines
 from twin.kinds.registry import NodeKind, kind_of
+from twin.model import phases
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState, NodeState
@@ -55,7 +56,7 @@ from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
 from twin.switch import redis_server
 from twin.switch.cfgmgr import PROGRAMMED
-from twin.switch.frr_daemons import node_daemons, start_frr
+from twin.switch.frr_daemons import boot_frr, launch_frr, load_frr, node_daemons
 from twin.switch.kernel import kernel_lines
 from twin.switch.sonic_redis import as_stored
 
@@ -193,14 +194,18 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     nodes = len(plan.nodes)
     progress(f"creating {nodes} nodes", 0, nodes)
     placement.create_nodes(state, plan, subnet, mgmt_ip)
+    phases.reach("namespaces")
     progress(f"wiring {len(plan.links)} links", 0, nodes)
     placement.wire_links(lab, plan)
+    phases.reach("wiring")
 
     started = 0
+    recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
 
     def one(node: NodePlan) -> list[str]:
-        return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
-                                              str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates))
+        with phases.recording(recorder):
+            return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
+                                                  str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates))
 
     def tick() -> None:
         nonlocal started
@@ -272,9 +277,21 @@ _STARTERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], list[str]]] = {
 def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:
     node = start.node
     daemons = node_daemons(node, start.plan.fabric.bfd.enabled)
+
+    def launch(argv: list[str]) -> None:
+        procs.start_daemon(start.lab, node, argv)
+
     try:
-        skipped = start_frr(rundir, node_netns(start.lab, node.name), daemons, conf,
-                            lambda argv: procs.start_daemon(start.lab, node, argv))
+        if start.kind.facts.boot == "twin-switch":
+            # twin's rendering: every daemon starts with its own part of it (as the floor does)
+            skipped = boot_frr(rundir, node_netns(start.lab, node.name), daemons, conf, launch)
+            phases.reach("daemon_launch")
+        else:
+            # an imported router's own files: loaded by vtysh, which reports all FRR refuses
+            skipped = launch_frr(rundir, node_netns(start.lab, node.name), daemons, launch)
+            phases.reach("daemon_launch")
+            load_frr(rundir, conf)
+        phases.reach("config_applied")
     except RuntimeBackendError as exc:
         raise RuntimeBackendError(f"{node.name}: {exc}") from None
     return [f"{node.name}: {w}" for w in skipped]

@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from twin.host import userfile
@@ -57,11 +57,14 @@ def split_supported(daemons: list[str]) -> tuple[list[str], list[str]]:
     return start, warnings
 
 
-def daemon_command(daemon: str, pathspace: str, rundir: Path) -> list[str]:
-    """FRR forbids dots in -N, so the namespace name `tw.lab.node` becomes `tw_lab_node`."""
+def daemon_command(daemon: str, pathspace: str, rundir: Path, config: Path | None = None) -> list[str]:
+    """FRR forbids dots in -N, so the namespace name `tw.lab.node` becomes `tw_lab_node`. With
+    `config` the daemon reads that file as it starts (`-f`); without, it starts with no config."""
     cmd = [str(FRR_BIN / daemon), "-N", pathspace.replace(".", "_"), "-u", "frr", "-g", "frr", "-d",
            "-i", str(rundir / f"{daemon}.pid"), "--vty_socket", str(rundir),
            "-z", str(rundir / "zserv.api"), "--log", f"file:{rundir / f'{daemon}.log'}"]
+    if config is not None:
+        cmd += ["-f", str(config)]
     if daemon == "zebra":
         cmd += ["-s", "16777216"]
     return cmd
@@ -114,12 +117,39 @@ def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
     return skipped
 
 
-def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None]) -> list[str]:
-    """Start the supported `daemons` (zebra first, its zserv socket awaited) and wait for their vty
-    sockets. Returns a warning per daemon this machine cannot run."""
+def boot_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
+             launch: Callable[[list[str]], None]) -> list[str]:
+    """Boot a node's FRR as FRR's split configuration does, each daemon reading its own part of
+    `conf` (per_daemon_configs) as it starts: no daemon waits for config pushed after its start
+    (bgpd holds new peers for seconds while a vtysh config is pending). frr.conf is written as
+    load_frr writes it, and checked by vtysh first (`-C`: RuntimeBackendError when FRR would refuse it).
+    Where the split is not known for every command, start_frr's way: launch, then load with vtysh.
+    Returns a warning per daemon this machine cannot run."""
+    start, _ = split_supported(daemons)
+    full = _write_frr_conf(rundir, conf)
+    split = per_daemon_configs(full, start)
+    if split is None:
+        return start_frr(rundir, pathspace, daemons, conf, launch)
+    proc = subprocess.run(vtysh(rundir, "-C", "-f", str(rundir / "frr.conf")), capture_output=True, text=True,
+                          timeout=60)
+    if proc.returncode != 0:
+        raise RuntimeBackendError(f"FRR rejected {rundir / 'frr.conf'}: "
+                                  f"{(proc.stdout + proc.stderr).strip()[-800:]}")
+    configs = {}
+    for d, text in split.items():
+        configs[d] = rundir / f"{d}.conf"
+        configs[d].write_text(text)
+    return launch_frr(rundir, pathspace, daemons, launch, configs)
+
+
+def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None],
+               configs: Mapping[str, Path] | None = None) -> list[str]:
+    """Start the supported `daemons` (zebra first, its zserv socket awaited), each with its file of
+    `configs` if it has one, and wait for their vty sockets. Returns a warning per daemon this
+    machine cannot run."""
     start, skipped = split_supported(daemons)
     for d in start:
-        launch(daemon_command(d, pathspace, rundir))
+        launch(daemon_command(d, pathspace, rundir, (configs or {}).get(d)))
         if d == "zebra":
             # Clients that find no zserv socket retry only seconds later: wait for zebra first.
             wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])
@@ -127,13 +157,92 @@ def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callabl
     return skipped
 
 
+def _write_frr_conf(rundir: Path, conf: str) -> str:
+    """rundir/frr.conf := `conf` plus the runtime lines: session and route events with microsecond
+    timestamps for drills (FRR 8.4 applies `log timestamp precision` to configured log files only,
+    not to the --log targets). Returns what was written."""
+    text = conf + "\n".join(runtime_lines(rundir)) + "\n"
+    (rundir / "frr.conf").write_text(text)
+    return text
+
+
 def load_frr(rundir: Path, conf: str) -> None:
     """frr.conf := `conf` plus the runtime lines, loaded into the running daemons with vtysh;
     RuntimeBackendError when FRR refuses it."""
     conf_path = rundir / "frr.conf"
-    # Session and route events with microsecond timestamps for drills: FRR 8.4 applies
-    # `log timestamp precision` to configured log files only, not to the --log targets.
-    conf_path.write_text(conf + "\n".join(runtime_lines(rundir)) + "\n")
+    _write_frr_conf(rundir, conf)
     proc = subprocess.run(vtysh(rundir, "-f", str(conf_path)), capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise RuntimeBackendError(f"FRR rejected {conf_path}: {(proc.stdout + proc.stderr).strip()[-800:]}")
+
+
+# Who takes each top-level command of a rendered frr.conf when every daemon reads its own file (`-f`),
+# as FRR's split configuration has it: (first words, daemons). vtysh sends a command to every daemon
+# that knows it; a daemon given a block it does not know leaves config mode at its `exit` and drops
+# everything after it (a `bfd ... exit` block given to bgpd loses `router bgp`), so blocks go only to
+# their owners. Lines every daemon takes (hostname, logging, defaults) go to all.
+_EVERY = "*"
+_OWNERS: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = (
+    (("frr", "version"), frozenset({_EVERY})),
+    (("frr", "defaults"), frozenset({_EVERY})),
+    (("hostname",), frozenset({_EVERY})),
+    (("log",), frozenset({_EVERY})),
+    (("no", "log"), frozenset({_EVERY})),
+    (("password",), frozenset({_EVERY})),
+    (("enable", "password"), frozenset({_EVERY})),
+    (("line", "vty"), frozenset({_EVERY})),
+    (("service", "integrated-vtysh-config"), frozenset()),   # vtysh's own
+    (("end",), frozenset()),
+    (("router", "bgp"), frozenset({"bgpd"})),
+    (("bgp",), frozenset({"bgpd"})),                        # as-path and community lists
+    (("bfd",), frozenset({"bfdd"})),
+    (("route-map",), frozenset({"zebra", "bgpd"})),
+    (("ip", "prefix-list"), frozenset({"zebra", "bgpd"})),
+    (("ipv6", "prefix-list"), frozenset({"zebra", "bgpd"})),
+    (("ip", "protocol"), frozenset({"zebra"})),
+    (("ipv6", "protocol"), frozenset({"zebra"})),
+    (("ip", "nht"), frozenset({"zebra"})),
+    (("ipv6", "nht"), frozenset({"zebra"})),
+    (("zebra",), frozenset({"zebra"})),
+    (("no", "zebra"), frozenset({"zebra"})),
+    (("interface",), frozenset({"zebra"})),
+)
+
+
+def _owners(line: str) -> frozenset[str] | None:
+    words = line.split()
+    for first, owners in _OWNERS:
+        if tuple(words[:len(first)]) == first:
+            return owners
+    return None
+
+
+def _stanzas(conf: str) -> list[list[str]]:
+    """Top-level commands, each with the indented lines and the `exit` of its block; comments dropped."""
+    stanzas: list[list[str]] = []
+    for line in conf.splitlines():
+        text = line.rstrip()
+        if not text.strip() or text.lstrip().startswith("!"):
+            continue
+        if text[0].isspace() or (text.startswith("exit") and stanzas):
+            stanzas[-1].append(text)
+        else:
+            stanzas.append([text])
+    return stanzas
+
+
+def per_daemon_configs(conf: str, daemons: Sequence[str]) -> dict[str, str] | None:
+    """Each daemon's own config file from one frr.conf, as FRR's split configuration holds it (what
+    vtysh would send each daemon). None when a command has no known owner among `daemons`: loading
+    the whole file with vtysh (load_frr) is then the only faithful way, and reports what FRR refuses."""
+    files: dict[str, list[str]] = {d: [] for d in daemons}
+    for stanza in _stanzas(conf):
+        owners = _owners(stanza[0])
+        if owners is None:
+            return None
+        takers = list(daemons) if _EVERY in owners else [d for d in daemons if d in owners]
+        if owners and not takers:
+            return None
+        for d in takers:
+            files[d] += stanza
+    return {d: "\n".join(lines) + "\n" for d, lines in files.items()}
