@@ -8,6 +8,7 @@ has a pid of its own (the last NSpid of /proc/PID/status): that is the pid its p
 from __future__ import annotations
 
 import os
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,3 +86,30 @@ def started_monotonic(pid: int | None = None, proc: Path = PROC) -> float:
     ticks = int(stat.rsplit(")", 1)[1].split()[19])  # field 22, counted after the comm in parentheses
     age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
     return time.monotonic() - max(0.0, age)
+
+
+STOP_GRACE_S = 5.0  # processes get this long after SIGTERM, then SIGKILL
+
+
+def _signal_all(pids: list[int], sig: signal.Signals) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+            alive.append(pid)
+        except ProcessLookupError:
+            continue
+    return alive
+
+
+def stop_processes(pids: list[int], grace: float = STOP_GRACE_S) -> None:
+    """SIGTERM, then SIGKILL whatever is still there after `grace` seconds."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = _signal_all(pids, sig)
+        deadline = time.monotonic() + grace
+        while alive and time.monotonic() < deadline:
+            alive = [p for p in alive if Path(f"/proc/{p}").exists()]
+            time.sleep(0.02)
+        if not alive:
+            return
+        pids = alive

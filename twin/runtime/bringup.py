@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from twin.host import userfile
+from twin.host.processes import stop_processes
 from twin.host.rundir import (
     known_labs,
     lab_dir,
@@ -42,7 +43,6 @@ from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.protocol import ProgressFn, check_lab_name
 from twin.runtime.wiring import (
     host_routes,
-    kill,
     node_netns,
     owned_netns,
     parallel,
@@ -149,7 +149,7 @@ def tear_down(lab: str, placement: Placement) -> list[str]:
         out = run(["ip", "netns", "pids", ns], check=False).stdout.split()
         pids |= {int(p) for p in out if p.isdigit()}
     pids |= pidfile_pids(lab_dir(lab))
-    kill(pids)
+    stop_processes(sorted(pids), grace=3.0)
     if pids:
         removed.append(f"{len(pids)} processes")
     removed += placement.remove_nodes(lab)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from ipaddress import IPv4Network
@@ -120,24 +118,6 @@ def pidfile_pids(root: Path) -> set[int]:
         if str(pidfile.parent) in cmdline:
             pids.add(pid)
     return pids
-
-
-def kill(pids: set[int], grace: float = 3.0) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        alive = set()
-        for pid in pids:
-            try:
-                os.kill(pid, sig)
-                alive.add(pid)
-            except ProcessLookupError:
-                continue
-        deadline = time.monotonic() + grace
-        while alive and time.monotonic() < deadline:
-            alive = {p for p in alive if Path(f"/proc/{p}").exists()}
-            time.sleep(0.02)
-        pids = alive
-        if not pids:
-            return
 
 
 def netns_labs() -> list[str]:

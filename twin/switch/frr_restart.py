@@ -23,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from twin.host.processes import Proc, netns_processes
+from twin.host.processes import Proc, netns_processes, stop_processes
 from twin.model.errors import RuntimeBackendError
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
 from twin.stages.render.frr import render_frr
 from twin.switch.cfgmgr import PROGRAMMED
 from twin.switch.frr_daemons import KNOWN, launch_frr, load_frr
-from twin.switch.reboot import Launch, stop_processes
+from twin.switch.reboot import Launch
 from twin.switch.sonic_redis import as_stored
 
 ATTEMPTS = 3  # restarts from a programmed.json that changed meanwhile, before giving up

@@ -21,14 +21,13 @@ to it); its STATE_DB and APPL_DB follow the ports and sessions going down and up
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from twin.host.processes import stop_processes
 from twin.host.shell import ip_batch, netns_argv, run
 from twin.model.agent import AgentSwitch
 from twin.stages import configdb
@@ -40,7 +39,6 @@ from twin.switch.frr_daemons import KNOWN, daemon_env, start_frr
 from twin.switch.kernel import kernel_changes, kernel_lines
 from twin.switch.sonic_redis import as_stored
 
-STOP_GRACE_S = 5.0  # FRR daemons get this long after SIGTERM, then SIGKILL
 Launch = Callable[[list[str]], None]
 log = logging.getLogger("twin.reboot")
 
@@ -72,30 +70,6 @@ def _pid(pidfile: Path) -> int | None:
         return int(pidfile.read_text().strip())
     except (OSError, ValueError):
         return None
-
-
-def _signal_all(pids: list[int], sig: signal.Signals) -> list[int]:
-    alive = []
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-            alive.append(pid)
-        except ProcessLookupError:
-            continue
-    return alive
-
-
-def stop_processes(pids: list[int], grace: float = STOP_GRACE_S) -> None:
-    """SIGTERM, then SIGKILL whatever is still there after `grace` seconds."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        alive = _signal_all(pids, sig)
-        deadline = time.monotonic() + grace
-        while alive and time.monotonic() < deadline:
-            alive = [p for p in alive if Path(f"/proc/{p}").exists()]
-            time.sleep(0.02)
-        if not alive:
-            return
-        pids = alive
 
 
 def netns_launcher(netns: str) -> Launch:
