@@ -17,13 +17,20 @@ from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
 from twin.model.plan import Plan
 from twin.model.state import LabState
+from twin.switch.agent_progress import PROGRESS
 from twin.switch.tls import make_cert, write_private
+
+# How long a starting agent may go without progress (agent.progress: one more switch set up, or
+# read once by its state producers) before it is judged stuck. Not a bound on the whole start: a
+# 192-switch fabric's agent sets up its switches while their bgpds converge on a saturated CPU.
+STALL_S = 30.0
 
 
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
-                timeout: float = 30) -> AgentSettings:
-    """Write the agent's settings (and TLS certificate) and start it; wait until it serves.
-    `templates`: the SONiC release templates twin's switches render FRR with (None: twin's own)."""
+                stall: float = STALL_S) -> AgentSettings:
+    """Write the agent's settings (and TLS certificate) and start it; wait until it serves, or until it
+    made no progress for `stall` seconds. `templates`: the SONiC release templates twin's switches
+    render FRR with (None: twin's own)."""
     run_dir = lab_dir(state.lab)
     switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
     if settings.tls:
@@ -33,7 +40,7 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: 
                         sonic_templates=str(templates) if templates is not None else None,
                         switches=[_switch_entry(state, plan, n.name) for n in switches])
     write_private(run_dir / "agent.json", doc.model_dump_json(indent=1).encode())  # it holds the password
-    _spawn(state.lab, timeout)
+    _spawn(state.lab, stall)
     return doc
 
 
@@ -59,28 +66,40 @@ def _container(state: LabState, node: str) -> str | None:
     return runtime.container(state.lab, node) if isinstance(runtime, Containers) else None
 
 
-def restart_agent(lab: str, timeout: float = 30) -> None:
+def restart_agent(lab: str, stall: float = STALL_S) -> None:
     """Stop the agent if it runs and start it again with the settings it had."""
     if not (lab_dir(lab) / "agent.json").exists():
         raise RuntimeBackendError(f"lab '{lab}' has no gNMI agent settings; is it up?")
     stop_agent(lab)
-    _spawn(lab, timeout)
+    _spawn(lab, stall)
 
 
-def _spawn(lab: str, timeout: float) -> None:
+def _spawn(lab: str, stall: float) -> None:
     run_dir = lab_dir(lab)
-    ready = run_dir / "agent.ready"
+    ready, progress = run_dir / "agent.ready", run_dir / PROGRESS
     ready.unlink(missing_ok=True)
+    progress.unlink(missing_ok=True)
     log = (run_dir / "agent.log").open("ab")
     proc = subprocess.Popen([sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)],
                             stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     (run_dir / "agent.pid").write_text(str(proc.pid))
-    deadline = time.monotonic() + timeout
+    deadline, seen = time.monotonic() + stall, ""
     while not ready.exists():
+        done = _read(progress)
+        if done != seen:
+            deadline, seen = time.monotonic() + stall, done
         if proc.poll() is not None or time.monotonic() > deadline:
             tail = (run_dir / "agent.log").read_text()[-1500:]
-            raise RuntimeBackendError(f"the gNMI agent of lab '{lab}' did not start: {tail}")
+            why = "exited" if proc.poll() is not None else f"made no progress for {stall:.0f} s (at step {seen or 0})"
+            raise RuntimeBackendError(f"the gNMI agent of lab '{lab}' did not start ({why}): {tail}")
         time.sleep(0.02)
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
 
 
 def stop_agent(lab: str) -> None:

@@ -40,6 +40,7 @@ from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
+from twin.runtime.launch_gate import LaunchGate
 from twin.runtime.protocol import ProgressFn, check_lab_name
 from twin.runtime.wiring import (
     host_routes,
@@ -72,6 +73,7 @@ class NodeStart:
     mgmt_ip: str          # "" for nodes without management (servers)
     mgmt_plen: int
     templates: Path | None  # a SONiC release's FRR templates; None: twin's own renderer
+    gate: LaunchGate | None = None  # staged start: admits each launch of routing daemons
 
 
 class Placement(Protocol):
@@ -201,11 +203,13 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
 
     started = 0
     recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
+    gate = LaunchGate()
 
     def one(node: NodePlan) -> list[str]:
         with phases.recording(recorder):
             return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
-                                                  str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates))
+                                                  str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates,
+                                                  gate))
 
     def tick() -> None:
         nonlocal started
@@ -213,6 +217,9 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
         progress(f"starting nodes ({started}/{nodes})", started, nodes)
 
     state.notes += parallel(plan.nodes, one, tick)
+    if gate.held_s > 0:
+        state.notes.append(f"staged start: {gate.admitted - gate.free} of {gate.admitted} switches waited for the "
+                           f"machine to keep up before launching FRR ({gate.held_s:.1f} s in all)")
     state.phase = "up"
     save_state(state)
     progress("all nodes started", nodes, nodes)
@@ -281,6 +288,8 @@ def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) 
     def launch(argv: list[str]) -> None:
         procs.start_daemon(start.lab, node, argv)
 
+    if start.gate is not None:
+        start.gate.admit()
     try:
         if start.kind.facts.boot == "twin-switch":
             # twin's rendering: every daemon starts with its own part of it (as the floor does)

@@ -21,6 +21,7 @@ from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.switch import sshd
+from twin.switch.agent_progress import Progress
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.gnoi import add_system_servicer
@@ -85,6 +86,7 @@ def serve(run_dir: Path) -> None:
         log.info("Sets are validated with SONiC's YANG models in %s", yang.models)
     servers = []
     parts: list[SwitchParts] = []
+    progress = Progress(run_dir)
     templates = Path(settings.sonic_templates) if settings.sonic_templates else None
     for sw in settings.switches:
         ep, own = _endpoint(sw, templates)
@@ -107,8 +109,9 @@ def serve(run_dir: Path) -> None:
         else:  # a container front may listen in the agent's own namespace
             bind()
         servers.append(server)
+        progress.step()
     daemons = SwitchDaemons([d for d, _ in parts], [p for _, p in parts])
-    daemons.start()
+    daemons.start(progress.step)
     for server in servers:
         server.start()
     if settings.ssh_port:

@@ -18,12 +18,12 @@ import struct
 from pathlib import Path
 from typing import Any
 
-import docker
-import docker.errors
-
 
 @functools.cache
 def _api() -> Any:
+    # imported here: the docker client costs the gNMI agent ~25 MiB and is needed only for containers
+    import docker
+
     return docker.from_env(timeout=60).api
 
 
@@ -89,6 +89,8 @@ class ContainerProcess:
 
     def _signal(self, sig: signal.Signals) -> None:
         """`sig` to the exec'd process and everything it started (host pids: the API gives them)."""
+        import docker.errors
+
         try:
             pid = int(_api().exec_inspect(self.exec_id).get("Pid") or 0)
         except docker.errors.DockerException:

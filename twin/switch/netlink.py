@@ -3,8 +3,9 @@
 One raw NETLINK_ROUTE socket per switch, created by a thread that entered the switch's
 namespace (a socket stays in the namespace it was made in), subscribed to link and IPv4 route
 events: what portsyncd and fpmsyncd listen to on SONiC (fpmsyncd hears zebra over FPM; the
-kernel is twin's forwarding plane, so its routes are the ones zebra installed). pyroute2's
-marshal decodes the messages; dumps are plain NLM_F_DUMP requests.
+kernel is twin's forwarding plane, so its routes are the ones zebra installed). The
+messages are decoded by twin.switch.rtnl (pyroute2's marshal was too slow for wide ECMP); dumps
+are plain NLM_F_DUMP requests.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import socket
 import struct
 from collections.abc import Iterator
-from typing import Any
 
+from twin.switch import rtnl
 from twin.switch.netns_socket import run_in_netns
 
 RTMGRP_LINK = 0x1
@@ -24,7 +25,7 @@ NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
 AF_INET = 2
 RECV_BYTES = 1 << 20
 
-Message = Any  # a decoded pyroute2 nlmsg (ifinfmsg / rtmsg)
+Message = rtnl.Message
 
 
 def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE) -> socket.socket:
@@ -41,22 +42,24 @@ def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE) -> so
 
 
 def decode(data: bytes) -> list[Message]:
-    """The messages in one netlink datagram."""
-    # pyroute2 takes ~0.17 s to import: only where messages are decoded (the agent's state producers),
-    # not in every CLI command that imports the checks
-    from pyroute2.netlink.rtnl.marshal import MarshalRtnl
-
-    return list(MarshalRtnl().parse(data))
+    """The messages in one netlink datagram (twin.switch.rtnl: links and routes)."""
+    return list(rtnl.parse(data))
 
 
 def drain(sock: socket.socket) -> Iterator[Message]:
     """Every message waiting on a non-blocking socket."""
+    for data in receive(sock):
+        yield from decode(data)
+
+
+def receive(sock: socket.socket) -> list[bytes]:
+    """Every datagram waiting on a non-blocking socket, not decoded."""
+    out = []
     while True:
         try:
-            data = sock.recv(RECV_BYTES)
+            out.append(sock.recv(RECV_BYTES))
         except (BlockingIOError, InterruptedError):
-            return
-        yield from decode(data)
+            return out
 
 
 def dump(netns: str, kind: int, family: int = AF_INET) -> list[Message]:

@@ -4,6 +4,13 @@ Per switch: a config daemon thread following CONFIG_DB keyspace events (twin.swi
 its state producers (twin.switch.producers) served by one shared event loop: one selector over
 every switch's rtnetlink socket, bgpmon's log check every 20 ms, a refresh of FRR's view once a
 second, and the counters of one switch at a time so each is read about once a second.
+
+Asking FRR and reading counters is paid from a budget (PollBudget): at most a quarter of the wall
+clock. A few switches changing at once (a drill) are each asked within 20 ms; when every switch of
+a large fabric changes at once (bring-up: 192 bgpds, each answering `show bgp summary json` for up
+to 128 peers), the switches are asked in turn, longest-waiting first, as often as the budget allows,
+so the agent never takes the CPU the fabric's daemons need to converge. SONiC's bgpmon asks every
+15 s; the counters, PORT_STAT's 1 s interval, stretch the same way under load.
 """
 
 from __future__ import annotations
@@ -22,7 +29,29 @@ LOG_CHECK_S = 0.02  # how often frr.log is looked at (bgpmon: 15 s)
 MIN_FRR_GAP_S = 0.02  # at most one FRR query per switch this often, however many events arrive
 REFRESH_S = 1.0  # FRR's view is read this often even without events (BFD state changes log nothing)
 COUNTERS_S = 1.0  # SONiC's PORT_STAT flex counter interval
+POLL_DUTY = 0.25  # the share of the wall clock the loop may spend asking FRR and reading counters
+POLL_BURST_S = 0.25  # polling time saved up while idle, for a burst of changes
 log = logging.getLogger("twin.switchd")
+
+
+class PollBudget:
+    """A token bucket of polling time: `duty` seconds accrue per second of wall clock, up to `burst`;
+    each poll spends what it took (including the daemon's time to answer, and any wait for the CPU,
+    so a loaded machine is asked less)."""
+
+    def __init__(self, duty: float = POLL_DUTY, burst: float = POLL_BURST_S, now: float = 0.0) -> None:
+        self.duty, self.burst = duty, burst
+        self.tokens, self.last = burst, now
+
+    def refill(self, now: float) -> None:
+        self.tokens = min(self.burst, self.tokens + max(0.0, now - self.last) * self.duty)
+        self.last = now
+
+    def allows(self) -> bool:
+        return self.tokens > 0
+
+    def spend(self, seconds: float) -> None:
+        self.tokens -= seconds
 
 
 @dataclass
@@ -44,11 +73,14 @@ class StateLoop:
     def __init__(self, producers: Sequence[SwitchProducers]) -> None:
         self.items = [_Due(p) for p in producers]
         self.selector = selectors.DefaultSelector()
+        self.budget = PollBudget(now=time.monotonic())
 
-    def start(self) -> None:
+    def start(self, on_each: Callable[[], None] = lambda: None) -> None:
+        """Each switch's producers read its state once and subscribe to its events; `on_each` after each."""
         for item in self.items:
             sock = item.producers.start()
             self.selector.register(sock, selectors.EVENT_READ, item)
+            on_each()
 
     def run(self, stop: threading.Event) -> None:
         now = time.monotonic()
@@ -69,15 +101,27 @@ class StateLoop:
                 next_refresh = now + REFRESH_S
                 for item in self.items:
                     item.frr_due = True
-            for item in self.items:
-                if item.frr_due and now - item.last_frr >= MIN_FRR_GAP_S:
-                    item.frr_due, item.last_frr = False, now
-                    self._guard(item, item.producers.poll_frr)
-            if self.items and now >= next_counter:
+            self.budget.refill(now)
+            for item in self.due_frr(now):
+                if not self.budget.allows():
+                    break
+                item.frr_due, item.last_frr = False, now
+                self._paid(item, item.producers.poll_frr)
+            if self.items and now >= next_counter and self.budget.allows():
                 next_counter = now + counter_gap
                 item = self.items[turn % len(self.items)]
                 turn += 1
-                self._guard(item, item.producers.poll_counters)
+                self._paid(item, item.producers.poll_counters)
+
+    def due_frr(self, now: float) -> list[_Due]:
+        """Switches to ask FRR now, the longest-waiting first (each at most every MIN_FRR_GAP_S)."""
+        due = [i for i in self.items if i.frr_due and now - i.last_frr >= MIN_FRR_GAP_S]
+        return sorted(due, key=lambda i: i.last_frr)
+
+    def _paid(self, item: _Due, fn: Callable[[], object]) -> None:
+        start = time.monotonic()
+        self._guard(item, fn)
+        self.budget.spend(time.monotonic() - start)
 
     @staticmethod
     def _guard(item: _Due, fn: Callable[[], object]) -> None:
@@ -102,8 +146,8 @@ class SwitchDaemons:
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
 
-    def start(self) -> None:
-        self.loop.start()
+    def start(self, on_each: Callable[[], None] = lambda: None) -> None:
+        self.loop.start(on_each)
         for daemon in self.daemons:
             t = threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}", daemon=True)
             t.start()

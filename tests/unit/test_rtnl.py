@@ -1,0 +1,76 @@
+"""twin.switch.rtnl decodes what pyroute2 decodes: messages encoded by pyroute2, read by both."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
+from pyroute2.netlink.rtnl.marshal import MarshalRtnl
+from pyroute2.netlink.rtnl.rtmsg import rtmsg
+
+from twin.switch import rtnl
+from twin.switch.producers import counter_row, route_row
+
+IFNAMES = {i: f"Ethernet{4 * i}" for i in range(1, 80)}
+
+
+def _encoded(msg: Any, kind: int, fields: dict[str, Any], attrs: list[Any]) -> bytes:
+    msg["header"]["type"] = kind
+    msg["header"]["flags"] = 0
+    for key, value in fields.items():
+        msg[key] = value
+    msg["attrs"] = attrs
+    msg.encode()
+    return bytes(msg.data)
+
+
+def _route(dst: str, plen: int, hops: int, kind: int = 24) -> bytes:
+    attrs: list[Any] = [("RTA_TABLE", 254), ("RTA_DST", dst), ("RTA_PRIORITY", 20)]
+    if hops > 1:
+        attrs.append(("RTA_MULTIPATH", [{"oif": i + 1, "hops": 0, "attrs": [("RTA_GATEWAY", f"10.0.{i}.1")]}
+                                        for i in range(hops)]))
+    else:
+        attrs += [("RTA_GATEWAY", "10.0.0.1"), ("RTA_OIF", 1)]
+    return _encoded(rtmsg(), kind, {"family": 2, "dst_len": plen, "table": 254, "proto": 186, "scope": 0,
+                                    "type": 1}, attrs)
+
+
+def _link(index: int, name: str, flags: int, stats: dict[str, int], kind: int = 16) -> bytes:
+    return _encoded(ifinfmsg(), kind, {"family": 0, "index": index, "flags": flags, "change": 0},
+                    [("IFLA_IFNAME", name), ("IFLA_MTU", 9100), ("IFLA_STATS64", stats)])
+
+
+def both(data: bytes) -> list[tuple[rtnl.Message, Any]]:
+    mine, theirs = rtnl.parse(data), list(MarshalRtnl().parse(data))
+    assert len(mine) == len(theirs)
+    return list(zip(mine, theirs, strict=True))
+
+
+def test_wide_ecmp_and_single_path_routes_make_the_same_rows() -> None:
+    data = _route("10.1.0.4", 32, 64) + _route("10.2.0.0", 24, 1) + _route("10.3.0.0", 24, 2, kind=25)
+    pairs = both(data)
+    for mine, theirs in pairs:
+        assert mine["event"] == theirs["event"]
+        assert mine["table"] == theirs["table"] and mine["dst_len"] == theirs["dst_len"]
+        assert mine.get_attr("RTA_DST") == theirs.get_attr("RTA_DST")
+        assert route_row(mine, IFNAMES) == route_row(theirs, IFNAMES)
+    key, row = route_row(pairs[0][0], IFNAMES) or ("", {})
+    assert key == "10.1.0.4" and len(row["nexthop"].split(",")) == 64
+    assert pairs[2][0]["event"] == "RTM_DELROUTE"
+
+
+def test_links_give_the_same_names_flags_and_counters() -> None:
+    stats = {"rx_packets": 11, "tx_packets": 22, "rx_bytes": 3300, "tx_bytes": 4400, "rx_errors": 1,
+             "tx_errors": 2, "rx_dropped": 3, "tx_dropped": 4, "multicast": 5, "collisions": 0}
+    data = _link(7, "Ethernet24", 0x10043, stats) + _link(8, "Ethernet28", 0x1002, stats, kind=17)
+    for mine, theirs in both(data):
+        assert (mine["event"], mine["index"], mine["flags"]) == (theirs["event"], theirs["index"], theirs["flags"])
+        assert mine.get_attr("IFLA_IFNAME") == theirs.get_attr("IFLA_IFNAME")
+        assert mine.get_attr("IFLA_MTU") == theirs.get_attr("IFLA_MTU") == 9100
+        assert counter_row(mine.get_attr("IFLA_STATS64")) == counter_row(theirs.get_attr("IFLA_STATS64"))
+    assert counter_row(rtnl.parse(data)[0].get_attr("IFLA_STATS64"))["SAI_PORT_STAT_IF_IN_OCTETS"] == "3300"
+
+
+def test_the_end_of_a_dump_is_seen() -> None:
+    done = (16).to_bytes(4, "little") + (3).to_bytes(2, "little") + bytes(10)
+    assert [m["header"]["type"] for m in rtnl.parse(_route("10.1.0.4", 32, 2) + done)] == [24, 3]

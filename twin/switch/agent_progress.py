@@ -1,0 +1,21 @@
+"""How far a starting gNMI agent got: the number of steps done (switches set up, then switches read
+once by their state producers), in `agent.progress` in the lab's run directory. Whoever waits for
+the agent judges it stuck only when this stops moving."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PROGRESS = "agent.progress"
+
+
+class Progress:
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / PROGRESS
+        self.done = 0
+
+    def step(self) -> None:
+        self.done += 1
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(str(self.done))
+        tmp.replace(self.path)

@@ -1,0 +1,152 @@
+"""Decoding the rtnetlink messages the state producers read: links (RTM_NEWLINK/DELLINK) and routes
+(RTM_NEWROUTE/DELROUTE), with only the attributes portsyncd, fpmsyncd and the counter poller use.
+
+pyroute2's marshal decodes every attribute of every message through generic Python objects: a
+64-way ECMP route costs it ~3 ms, so reading one leaf of the 64 x 128 fabric (127 such routes, and
+its 130 links with their statistics) took over a second, and an agent serving 192 switches spent
+minutes starting. These are the kernel's fixed layouts (linux/rtnetlink.h, linux/if_link.h) read
+with `struct`, exposing what pyroute2's messages expose to the producers: `msg["event"]`, the
+header fields by name, and `get_attr(name)`. tests/unit/test_rtnl.py checks them against pyroute2.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from typing import Any
+
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+EVENTS = {16: "RTM_NEWLINK", 17: "RTM_DELLINK", 24: "RTM_NEWROUTE", 25: "RTM_DELROUTE"}
+
+_NLMSGHDR = struct.Struct("=LHHLL")
+_IFINFOMSG = struct.Struct("=BxHiII")
+_RTMSG = struct.Struct("=BBBBBBBBI")
+_RTATTR = struct.Struct("=HH")
+_RTNEXTHOP = struct.Struct("=HBBi")
+_U32 = struct.Struct("=I")
+
+IFLA_IFNAME, IFLA_MTU, IFLA_STATS64 = 3, 4, 23
+RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_PRIORITY, RTA_MULTIPATH, RTA_TABLE = 1, 4, 5, 6, 9, 15
+# struct rtnl_link_stats64, in order (the counters SONiC's PORT_STAT reads come first)
+STATS64 = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors", "tx_errors", "rx_dropped",
+           "tx_dropped", "multicast", "collisions")
+
+
+def _align(n: int) -> int:
+    return (n + 3) & ~3
+
+
+def _attrs(data: bytes, start: int, end: int) -> dict[int, bytes]:
+    """rtattr type -> payload, for the attributes between `start` and `end`."""
+    out: dict[int, bytes] = {}
+    pos = start
+    while pos + 4 <= end:
+        length, kind = _RTATTR.unpack_from(data, pos)
+        if length < 4:
+            break
+        out[kind & 0x3FFF] = data[pos + 4:pos + length]   # without NLA_F_NESTED / NLA_F_NET_BYTEORDER
+        pos += _align(length)
+    return out
+
+
+def _address(raw: bytes) -> str:
+    return socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, raw)
+
+
+class Nexthop:
+    """One path of a multipath route: `hop["oif"]`, `hop.get_attr("RTA_GATEWAY")`."""
+
+    def __init__(self, oif: int, attrs: dict[int, bytes]) -> None:
+        self.fields = {"oif": oif}
+        self.attrs = attrs
+
+    def __getitem__(self, key: str) -> int:
+        return self.fields[key]
+
+    def get_attr(self, name: str) -> Any:
+        raw = self.attrs.get(RTA_GATEWAY) if name == "RTA_GATEWAY" else None
+        return _address(raw) if raw else None
+
+
+class Message:
+    """One decoded message; header and body fields by pyroute2's names."""
+
+    def __init__(self, kind: int, fields: dict[str, Any], attrs: dict[int, bytes]) -> None:
+        self.fields = fields
+        self.fields["header"] = {"type": kind}
+        self.fields["event"] = EVENTS.get(kind, str(kind))
+        self.attrs = attrs
+
+    def __getitem__(self, key: str) -> Any:
+        return self.fields[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.fields.get(key, default)
+
+    def get_attr(self, name: str) -> Any:
+        return _DECODERS[name](self.attrs) if name in _DECODERS else None
+
+
+def _string(kind: int) -> Any:
+    return lambda attrs: attrs[kind].split(b"\0", 1)[0].decode() if kind in attrs else None
+
+
+def _u32(kind: int) -> Any:
+    return lambda attrs: _U32.unpack(attrs[kind][:4])[0] if kind in attrs else None
+
+
+def _ip(kind: int) -> Any:
+    return lambda attrs: _address(attrs[kind]) if kind in attrs else None
+
+
+def _stats64(attrs: dict[int, bytes]) -> dict[str, int] | None:
+    raw = attrs.get(IFLA_STATS64)
+    if raw is None:
+        return None
+    values = struct.unpack_from(f"={len(STATS64)}Q", raw)
+    return dict(zip(STATS64, values, strict=True))
+
+
+def _multipath(attrs: dict[int, bytes]) -> list[Nexthop] | None:
+    raw = attrs.get(RTA_MULTIPATH)
+    if raw is None:
+        return None
+    hops, pos = [], 0
+    while pos + _RTNEXTHOP.size <= len(raw):
+        length, _flags, _hops, ifindex = _RTNEXTHOP.unpack_from(raw, pos)
+        if length < _RTNEXTHOP.size:
+            break
+        hops.append(Nexthop(ifindex, _attrs(raw, pos + _RTNEXTHOP.size, pos + length)))
+        pos += _align(length)
+    return hops
+
+
+_DECODERS: dict[str, Any] = {
+    "IFLA_IFNAME": _string(IFLA_IFNAME), "IFLA_MTU": _u32(IFLA_MTU), "IFLA_STATS64": _stats64,
+    "RTA_DST": _ip(RTA_DST), "RTA_GATEWAY": _ip(RTA_GATEWAY), "RTA_OIF": _u32(RTA_OIF),
+    "RTA_PRIORITY": _u32(RTA_PRIORITY), "RTA_TABLE": _u32(RTA_TABLE), "RTA_MULTIPATH": _multipath,
+}
+
+
+def parse(data: bytes) -> list[Message]:
+    """Every message in one netlink datagram (links, routes, NLMSG_DONE and NLMSG_ERROR; others skipped)."""
+    out: list[Message] = []
+    pos = 0
+    while pos + _NLMSGHDR.size <= len(data):
+        length, kind, _flags, _seq, _pid = _NLMSGHDR.unpack_from(data, pos)
+        if length < _NLMSGHDR.size:
+            break
+        body, end = pos + _NLMSGHDR.size, pos + length
+        if kind in (16, 17):
+            family, iftype, index, flags, change = _IFINFOMSG.unpack_from(data, body)
+            out.append(Message(kind, {"family": family, "ifi_type": iftype, "index": index, "flags": flags,
+                                      "change": change}, _attrs(data, body + _IFINFOMSG.size, end)))
+        elif kind in (24, 25):
+            family, dst_len, src_len, tos, table, proto, scope, rtype, flags = _RTMSG.unpack_from(data, body)
+            out.append(Message(kind, {"family": family, "dst_len": dst_len, "src_len": src_len, "tos": tos,
+                                      "table": table, "proto": proto, "scope": scope, "type": rtype,
+                                      "flags": flags}, _attrs(data, body + _RTMSG.size, end)))
+        elif kind in (NLMSG_ERROR, NLMSG_DONE):
+            out.append(Message(kind, {}, {}))
+        pos += _align(length)
+    return out
