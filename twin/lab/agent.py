@@ -21,7 +21,7 @@ from twin.switch.agent_progress import PROGRESS
 from twin.switch.tls import make_cert, write_private
 
 # How long a starting agent may go without progress (agent.progress: one more switch set up, or
-# read once by its state producers) before it is judged stuck. Not a bound on the whole start: a
+# subscribed to by its state producers) before it is judged stuck. Not a bound on the whole start: a
 # 192-switch fabric's agent sets up its switches while their bgpds converge on a saturated CPU.
 STALL_S = 30.0
 

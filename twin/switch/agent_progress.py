@@ -1,5 +1,5 @@
-"""How far a starting gNMI agent got: the number of steps done (switches set up, then switches read
-once by their state producers), in `agent.progress` in the lab's run directory. Whoever waits for
+"""How far a starting gNMI agent got: the number of steps done (switches set up, then their state
+producers subscribed to the kernel's events), in `agent.progress` in the lab's run directory. Whoever waits for
 the agent judges it stuck only when this stops moving."""
 
 from __future__ import annotations

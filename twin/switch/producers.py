@@ -208,9 +208,19 @@ class SwitchProducers:
 
     def start(self) -> socket.socket:
         """Subscribe to kernel events first, then write the state as it is now (nothing is missed)."""
+        sock = self.subscribe()
+        self.write_all()
+        return sock
+
+    def subscribe(self) -> socket.socket:
+        """The switch's kernel events, from now on (read them after write_all)."""
+        self.sock = netlink.open_socket(self.netns)
+        return self.sock
+
+    def write_all(self) -> None:
+        """The tables written afresh from the kernel and FRR as they are now."""
         for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters):
             writer.clear()
-        self.sock = netlink.open_socket(self.netns)
         batch = Batch(self.db)
         for msg in netlink.dump(self.netns, netlink.RTM_GETLINK):
             self._link(msg, batch)
@@ -225,7 +235,6 @@ class SwitchProducers:
             names.hset("COUNTERS_PORT_NAME_MAP", mapping={p: port_oid(p) for p in ports})
         self.poll_counters()
         self.poll_frr()
-        return self.sock
 
     # -- kernel events ----------------------------------------------------------------------
 

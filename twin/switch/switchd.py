@@ -76,13 +76,19 @@ class StateLoop:
         self.budget = PollBudget(now=time.monotonic())
 
     def start(self, on_each: Callable[[], None] = lambda: None) -> None:
-        """Each switch's producers read its state once and subscribe to its events; `on_each` after each."""
+        """Subscribe to each switch's kernel events (`on_each` after each); run() writes their state."""
         for item in self.items:
-            sock = item.producers.start()
+            sock = item.producers.subscribe()
             self.selector.register(sock, selectors.EVENT_READ, item)
             on_each()
 
     def run(self, stop: threading.Event) -> None:
+        # Each switch's tables written afresh first, here rather than in start(): on a 192-switch lab
+        # that converges meanwhile this takes a minute, and gNMI serves (and the lab is judged) during it.
+        for each in self.items:
+            if stop.is_set():
+                return
+            self._guard(each, each.producers.write_all)
         now = time.monotonic()
         next_log = next_refresh = now
         counter_gap = COUNTERS_S / max(1, len(self.items))
