@@ -106,6 +106,8 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
                            "seconds_up_to_healthy": round(wall, 2),
                            "seconds_waiting_for_convergence": result.get("seconds"),
                            "bgp": result.get("bgp"), "phases": result.get("phases")}
+    if proc.returncode not in (0, 1) or "error" in result:
+        doc["error"] = result.get("error") or proc.stderr[-2000:]
     if proc.returncode in (0, 1):
         doc["memory"] = switch_memory(name)
         if measure is not None:

@@ -20,10 +20,11 @@ from twin.model.state import LabState
 from twin.switch.agent_progress import PROGRESS
 from twin.switch.tls import make_cert, write_private
 
-# How long a starting agent may go without progress (agent.progress: one more switch set up, or
-# subscribed to by its state producers) before it is judged stuck. Not a bound on the whole start: a
-# 192-switch fabric's agent sets up its switches while their bgpds converge on a saturated CPU.
+# How long a starting agent may go without progress before it is judged stuck: progress is one more
+# switch set up (agent.progress), or any CPU time spent (its imports alone take minutes when it starts
+# beside 192 converging bgpds on 2 CPUs). START_LIMIT_S bounds the whole start all the same.
 STALL_S = 30.0
+START_LIMIT_S = 900.0
 
 
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
@@ -83,16 +84,28 @@ def _spawn(lab: str, stall: float) -> None:
     proc = subprocess.Popen([sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)],
                             stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     (run_dir / "agent.pid").write_text(str(proc.pid))
-    deadline, seen = time.monotonic() + stall, ""
+    limit = time.monotonic() + START_LIMIT_S
+    deadline, seen = time.monotonic() + stall, ("", 0)
     while not ready.exists():
-        done = _read(progress)
-        if done != seen:
-            deadline, seen = time.monotonic() + stall, done
-        if proc.poll() is not None or time.monotonic() > deadline:
+        now = (_read(progress), _cpu_ticks(proc.pid))
+        if now != seen:
+            deadline, seen = time.monotonic() + stall, now
+        if proc.poll() is not None or time.monotonic() > min(deadline, limit):
             tail = (run_dir / "agent.log").read_text()[-1500:]
-            why = "exited" if proc.poll() is not None else f"made no progress for {stall:.0f} s (at step {seen or 0})"
+            why = ("exited" if proc.poll() is not None else
+                   f"made no progress for {stall:.0f} s (at step {seen[0] or 0})" if time.monotonic() > deadline
+                   else f"not serving after {START_LIMIT_S:.0f} s")
             raise RuntimeBackendError(f"the gNMI agent of lab '{lab}' did not start ({why}): {tail}")
         time.sleep(0.02)
+
+
+def _cpu_ticks(pid: int) -> int:
+    """utime + stime of `pid` (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
 
 
 def _read(path: Path) -> str:
