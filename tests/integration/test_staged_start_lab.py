@@ -26,7 +26,7 @@ def test_a_busy_machine_holds_launches_and_the_lab_still_converges(monkeypatch: 
     lab = load_lab(DATA / "mini.yaml")
     state = get_runtime("netns").up(lab_name, lab.plan, lambda *_: None)
     staged = [n for n in state.notes if n.startswith("staged start:")]
-    assert staged and staged[0].startswith("staged start: 3 of 4 switches waited"), state.notes
+    assert staged and staged[0].startswith("staged start: 3 of 4 FRR launches waited"), state.notes
     # held, not stopped: every session of the fabric comes up
     leaf = state.node("leaf1")
     for _ in range(150):

@@ -47,6 +47,7 @@ def test_a_calm_machine_admits_at_once() -> None:
     clock = FakeClock()
     g = gate([1], clock, free=0)
     assert [g.admit() for _ in range(5)] == [0.0] * 5
+    assert g.waited == 0
 
 
 def test_a_busy_machine_holds_the_launch_until_the_run_queue_drains() -> None:
@@ -55,7 +56,7 @@ def test_a_busy_machine_holds_the_launch_until_the_run_queue_drains() -> None:
     waited = g.admit()
     # 20 samples at 40 runnable, then calm samples until the half-second average is under 6
     assert 20 * SAMPLE_S <= waited < 3.0
-    assert g.held_s == pytest.approx(waited)
+    assert g.held_s == pytest.approx(waited) and g.waited == 1
 
 
 def test_a_launch_is_never_held_longer_than_the_limit() -> None:

@@ -218,8 +218,8 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
 
     state.notes += parallel(plan.nodes, one, tick)
     if gate.held_s > 0:
-        state.notes.append(f"staged start: {gate.admitted - gate.free} of {gate.admitted} switches waited for the "
-                           f"machine to keep up before launching FRR ({gate.held_s:.1f} s in all)")
+        state.notes.append(f"staged start: {gate.waited} of {gate.admitted} FRR launches waited for the machine "
+                           f"to keep up ({gate.held_s:.1f} s in all)")
     state.phase = "up"
     save_state(state)
     progress("all nodes started", nodes, nodes)

@@ -41,7 +41,8 @@ class LaunchGate:
         self.max_hold_s = max_hold_s
         self.sample, self.clock, self.sleep = sample, clock, sleep
         self.admitted = 0
-        self.held_s = 0.0   # total time launches waited, for `twin up --json`
+        self.waited = 0     # launches that waited at all
+        self.held_s = 0.0   # total time launches waited, for `twin up`'s notes
         self._lock = threading.Lock()
         self._recent: deque[tuple[float, int]] = deque()
 
@@ -56,6 +57,7 @@ class LaunchGate:
                 self.sleep(SAMPLE_S)
             waited = self.clock() - start
             self.held_s += waited
+            self.waited += waited > 0
             return waited
 
     def _calm(self) -> bool:
