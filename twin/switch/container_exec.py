@@ -21,7 +21,7 @@ from typing import Any
 
 @functools.cache
 def _api() -> Any:
-    # imported here: the docker client costs the gNMI agent ~25 MiB and is needed only for containers
+    # imported here: the docker client added ~12 MiB to the gNMI agent and is needed only for containers
     import docker
 
     return docker.from_env(timeout=60).api
