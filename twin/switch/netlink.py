@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import socket
 import struct
-from collections.abc import Iterator
 
 from twin.switch import rtnl
 from twin.switch.netns_socket import run_in_netns
@@ -44,12 +43,6 @@ def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE) -> so
 def decode(data: bytes) -> list[Message]:
     """The messages in one netlink datagram (twin.switch.rtnl: links and routes)."""
     return list(rtnl.parse(data))
-
-
-def drain(sock: socket.socket) -> Iterator[Message]:
-    """Every message waiting on a non-blocking socket."""
-    for data in receive(sock):
-        yield from decode(data)
 
 
 def receive(sock: socket.socket) -> list[bytes]:

@@ -26,7 +26,7 @@ _RTNEXTHOP = struct.Struct("=HBBi")
 _U32 = struct.Struct("=I")
 
 IFLA_IFNAME, IFLA_MTU, IFLA_STATS64 = 3, 4, 23
-RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_PRIORITY, RTA_MULTIPATH, RTA_TABLE = 1, 4, 5, 6, 9, 15
+RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_MULTIPATH = 1, 4, 5, 9
 # struct rtnl_link_stats64, in order (the counters SONiC's PORT_STAT reads come first)
 STATS64 = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors", "tx_errors", "rx_dropped",
            "tx_dropped", "multicast", "collisions")
@@ -80,9 +80,6 @@ class Message:
     def __getitem__(self, key: str) -> Any:
         return self.fields[key]
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.fields.get(key, default)
-
     def get_attr(self, name: str) -> Any:
         return _DECODERS[name](self.attrs) if name in _DECODERS else None
 
@@ -124,7 +121,7 @@ def _multipath(attrs: dict[int, bytes]) -> list[Nexthop] | None:
 _DECODERS: dict[str, Any] = {
     "IFLA_IFNAME": _string(IFLA_IFNAME), "IFLA_MTU": _u32(IFLA_MTU), "IFLA_STATS64": _stats64,
     "RTA_DST": _ip(RTA_DST), "RTA_GATEWAY": _ip(RTA_GATEWAY), "RTA_OIF": _u32(RTA_OIF),
-    "RTA_PRIORITY": _u32(RTA_PRIORITY), "RTA_TABLE": _u32(RTA_TABLE), "RTA_MULTIPATH": _multipath,
+    "RTA_MULTIPATH": _multipath,
 }
 
 

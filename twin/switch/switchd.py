@@ -107,17 +107,21 @@ class StateLoop:
                 next_refresh = now + REFRESH_S
                 for item in self.items:
                     item.frr_due = True
-            self.budget.refill(now)
-            for item in self.due_frr(now):
-                if not self.budget.allows():
-                    break
-                item.frr_due, item.last_frr = False, now
-                self._paid(item, item.producers.poll_frr)
+            self.ask_frr(now)
             if self.items and now >= next_counter and self.budget.allows():
                 next_counter = now + counter_gap
                 item = self.items[turn % len(self.items)]
                 turn += 1
                 self._paid(item, item.producers.poll_counters)
+
+    def ask_frr(self, now: float) -> None:
+        """Ask FRR for the switches that are due, longest-waiting first, while the budget allows."""
+        self.budget.refill(now)
+        for item in self.due_frr(now):
+            if not self.budget.allows():
+                break
+            item.frr_due, item.last_frr = False, now
+            self._paid(item, item.producers.poll_frr)
 
     def due_frr(self, now: float) -> list[_Due]:
         """Switches to ask FRR now, the longest-waiting first (each at most every MIN_FRR_GAP_S)."""
