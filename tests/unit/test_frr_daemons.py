@@ -10,8 +10,10 @@ import pytest
 from twin.model.errors import RuntimeBackendError
 from twin.switch import frr_daemons
 from twin.switch.frr_daemons import (
+    bgp_established,
     boot_frr,
     daemon_command,
+    launch_later,
     parse_daemons_file,
     per_daemon_configs,
     split_supported,
@@ -150,13 +152,56 @@ def test_boot_frr_starts_each_daemon_with_its_file_and_refuses_bad_config(tmp_pa
     launched: list[list[str]] = []
     monkeypatch.setattr(frr_daemons, "wait_for_sockets", lambda *a, **k: None)
     monkeypatch.setattr(frr_daemons, "split_supported", lambda daemons: (list(daemons), []))
-    assert boot_frr(tmp_path, "ns", ["zebra", "bgpd", "bfdd"], RENDERED, launched.append) == []
+    assert boot_frr(tmp_path, "ns", ["zebra", "bgpd", "bfdd"], RENDERED, launched.append) == ([], [])
     assert [(argv[0].rsplit("/", 1)[1], argv[argv.index("-f") + 1]) for argv in launched] == [
         (d, str(tmp_path / f"{d}.conf")) for d in ("zebra", "bgpd", "bfdd")]
     assert (tmp_path / "frr.conf").read_text().startswith(RENDERED)
     assert "log timestamp precision 6" in (tmp_path / "bgpd.conf").read_text()   # the runtime lines too
     launched.clear()
+    # bfdd left for later: its file is written, it starts only with launch_later
+    assert boot_frr(tmp_path, "ns", ["zebra", "bgpd", "bfdd"], RENDERED, launched.append,
+                    later=("bfdd",)) == ([], ["bfdd"])
+    assert [argv[0].rsplit("/", 1)[1] for argv in launched] == ["zebra", "bgpd"]
+    assert "bfd" in (tmp_path / "bfdd.conf").read_text()
+    launched.clear()
+    launch_later(tmp_path, "ns", ["bfdd"], launched.append)
+    assert [(argv[0].rsplit("/", 1)[1], argv[argv.index("-f") + 1]) for argv in launched] == [
+        ("bfdd", str(tmp_path / "bfdd.conf"))]
+    launched.clear()
     with pytest.raises(RuntimeBackendError, match=r"FRR rejected .*frr\.conf.*Unknown command"):
         boot_frr(tmp_path, "ns", ["zebra", "bgpd"], "hostname r1\nrouter bgp 1\n no such command\nexit\n",
                  launched.append)
     assert launched == []   # refused before anything started
+
+
+def _summary(*states: str) -> dict[str, object]:
+    return {"ipv4Unicast": {"peers": {f"10.0.0.{i}": {"state": s} for i, s in enumerate(states)}}}
+
+
+@pytest.mark.parametrize(("answer", "established"), [
+    (_summary("Established", "Established"), True),
+    (_summary("Established", "Active"), False),
+    ({}, True),                     # no BGP session configured
+    ({"ipv4Unicast": {"peers": {}}, "ipv6Unicast": {"peers": {"fc00::1": {"state": "Connect"}}}}, False),
+    (None, False),                  # bgpd does not answer
+])
+def test_bgp_established_needs_every_configured_session(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                        answer: object, established: bool) -> None:
+    asked: list[tuple[Path, str]] = []
+
+    class FakeVty:
+        def __init__(self, rundir: Path, daemon: str, timeout: float = 5) -> None:
+            asked.append((rundir, daemon))
+
+        def json(self, command: str) -> object:
+            assert command == "show bgp summary json"
+            if answer is None:
+                raise frr_daemons.VtyError("bgpd.vty: connection refused")
+            return answer
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(frr_daemons, "Vty", FakeVty)
+    assert bgp_established(tmp_path) is established
+    assert asked == [(tmp_path, "bgpd")]

@@ -74,3 +74,21 @@ def test_links_give_the_same_names_flags_and_counters() -> None:
 def test_the_end_of_a_dump_is_seen() -> None:
     done = (16).to_bytes(4, "little") + (3).to_bytes(2, "little") + bytes(10)
     assert [m["header"]["type"] for m in rtnl.parse(_route("10.1.0.4", 32, 2) + done)] == [24, 3]
+
+
+def test_the_checks_fib_reads_bgp_routes_as_ip_json_lists_them() -> None:
+    """collect_local's FIB, dumped over rtnetlink: entries shaped as `ip -j route show proto bgp`'s
+    (a host route's dst without /32, nexthops only for ECMP), other protocols and tables left out."""
+    from twin.checks.collect_local import fib_entry
+    from twin.checks.ecmp import fib_widths
+
+    kernel = _encoded(rtmsg(), 24, {"family": 2, "dst_len": 31, "table": 254, "proto": 2, "scope": 253,
+                                    "type": 1}, [("RTA_TABLE", 254), ("RTA_DST", "10.0.0.64"), ("RTA_OIF", 1)])
+    local = _encoded(rtmsg(), 24, {"family": 2, "dst_len": 32, "table": 255, "proto": 186, "scope": 0,
+                                   "type": 1}, [("RTA_TABLE", 255), ("RTA_DST", "10.9.9.9"), ("RTA_OIF", 1)])
+    msgs = rtnl.parse(_route("10.1.0.4", 32, 4) + _route("10.2.0.0", 24, 1) + kernel + local)
+    entries = [fib_entry(m) for m in msgs]
+    assert entries[2:] == [None, None]
+    assert entries[0] == {"dst": "10.1.0.4", "nexthops": [{"gateway": f"10.0.{i}.1"} for i in range(4)]}
+    assert entries[1] == {"dst": "10.2.0.0/24", "gateway": "10.0.0.1"}
+    assert fib_widths([e for e in entries if e]) == {"10.1.0.4/32": 4, "10.2.0.0/24": 1}

@@ -40,6 +40,7 @@ from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
+from twin.runtime.held_start import BGP_SETTLE_S, HeldStart
 from twin.runtime.launch_gate import LaunchGate
 from twin.runtime.protocol import ProgressFn, check_lab_name
 from twin.runtime.wiring import (
@@ -57,8 +58,15 @@ from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
 from twin.switch import redis_server
 from twin.switch.cfgmgr import PROGRAMMED
-from twin.switch.frr_daemons import boot_frr, launch_frr, load_frr, node_daemons
-from twin.switch.kernel import kernel_lines
+from twin.switch.frr_daemons import (
+    boot_frr,
+    launch_frr,
+    launch_later,
+    load_frr,
+    node_daemons,
+    wait_bgp_established,
+)
+from twin.switch.kernel import kernel_changes, kernel_lines, ports_down
 from twin.switch.sonic_redis import as_stored
 
 
@@ -74,6 +82,7 @@ class NodeStart:
     mgmt_plen: int
     templates: Path | None  # a SONiC release's FRR templates; None: twin's own renderer
     gate: LaunchGate | None = None  # staged start: admits each launch of routing daemons
+    held: HeldStart | None = None   # ports and bfdd held until every node has started; None: at once
 
 
 class Placement(Protocol):
@@ -204,12 +213,13 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     started = 0
     recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
     gate = LaunchGate()
+    held = HeldStart()
 
     def one(node: NodePlan) -> list[str]:
         with phases.recording(recorder):
             return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
                                                   str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates,
-                                                  gate))
+                                                  gate, held))
 
     def tick() -> None:
         nonlocal started
@@ -217,6 +227,7 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
         progress(f"starting nodes ({started}/{nodes})", started, nodes)
 
     state.notes += parallel(plan.nodes, one, tick)
+    held.release(lab)
     if gate.held_s > 0:
         state.notes.append(f"staged start: {gate.waited} of {gate.admitted} FRR launches waited for the machine "
                            f"to keep up ({gate.held_s:.1f} s in all)")
@@ -224,6 +235,10 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     save_state(state)
     progress("all nodes started", nodes, nodes)
     return state
+
+
+# bfdd starts once its switch's BGP sessions are up: twin.runtime.held_start says why
+HELD_DAEMONS = ("bfdd",)
 
 
 # -- starting one node that runs Linux: twin's FRR switch, an FRR router, a server --------------
@@ -260,7 +275,11 @@ def _start_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[
     _start_databases(start, procs, rundir, db)
     conf = render_frr(db, start.templates)
     ifmap = {i.name: i.kernel for i in node.interfaces}
-    ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
+    booted = db
+    if start.held is not None:  # the ports come up once every node has started (twin.runtime.held_start)
+        booted = ports_down(db)
+        start.held.ports[node.name] = kernel_changes(booted, db, ifmap)
+    ip_batch(kernel_lines(booted, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
     return _start_frr(start, procs, rundir, conf)
 
 
@@ -293,7 +312,11 @@ def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) 
     try:
         if start.kind.facts.boot == "twin-switch":
             # twin's rendering: every daemon starts with its own part of it (as the floor does)
-            skipped = boot_frr(rundir, node_netns(start.lab, node.name), daemons, conf, launch)
+            later = HELD_DAEMONS if start.held is not None else ()
+            skipped, left = boot_frr(rundir, node_netns(start.lab, node.name), daemons, conf, launch, later)
+            if left:
+                assert start.held is not None
+                start.held.daemons[node.name] = lambda: _start_later(node.name, rundir, start.lab, left, launch)
             phases.reach("daemon_launch")
         else:
             # an imported router's own files: loaded by vtysh, which reports all FRR refuses
@@ -304,6 +327,15 @@ def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) 
     except RuntimeBackendError as exc:
         raise RuntimeBackendError(f"{node.name}: {exc}") from None
     return [f"{node.name}: {w}" for w in skipped]
+
+
+def _start_later(name: str, rundir: Path, lab: str, daemons: list[str], launch: Callable[[list[str]], None]) -> None:
+    """The daemons held back (HELD_DAEMONS), once the switch's BGP sessions are up (or BGP_SETTLE_S passed)."""
+    wait_bgp_established(rundir, BGP_SETTLE_S)
+    try:
+        launch_later(rundir, node_netns(lab, name), daemons, launch)
+    except RuntimeBackendError as exc:
+        raise RuntimeBackendError(f"{name}: {exc}") from None
 
 
 def _start_databases(start: NodeStart, procs: NodeProcesses, rundir: Path, db: ConfigDb) -> None:

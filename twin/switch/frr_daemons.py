@@ -6,12 +6,13 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 
 from twin.host import userfile
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan
+from twin.switch.frr_vty import Vty, VtyError
 
 FRR_BIN = Path("/usr/lib/frr")
 # Daemons this kernel cannot serve: ldpd needs MPLS, which is not available here.
@@ -118,28 +119,63 @@ def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
 
 
 def boot_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
-             launch: Callable[[list[str]], None]) -> list[str]:
+             launch: Callable[[list[str]], None], later: Collection[str] = ()) -> tuple[list[str], list[str]]:
     """Boot a node's FRR as FRR's split configuration does, each daemon reading its own part of
     `conf` (per_daemon_configs) as it starts: no daemon waits for config pushed after its start
     (bgpd holds new peers for seconds while a vtysh config is pending). frr.conf is written as
     load_frr writes it, and checked by vtysh first (`-C`: RuntimeBackendError when FRR would refuse it).
     Where the split is not known for every command, start_frr's way: launch, then load with vtysh.
-    Returns a warning per daemon this machine cannot run."""
+    The daemons of `later` get their file but are left for launch_later to start (only where the
+    split is known). Returns (a warning per daemon this machine cannot run, the daemons left)."""
     start, _ = split_supported(daemons)
     full = _write_frr_conf(rundir, conf)
     split = per_daemon_configs(full, start)
     if split is None:
-        return start_frr(rundir, pathspace, daemons, conf, launch)
+        return start_frr(rundir, pathspace, daemons, conf, launch), []
     proc = subprocess.run(vtysh(rundir, "-C", "-f", str(rundir / "frr.conf")), capture_output=True, text=True,
                           timeout=60)
     if proc.returncode != 0:
         raise RuntimeBackendError(f"FRR rejected {rundir / 'frr.conf'}: "
                                   f"{(proc.stdout + proc.stderr).strip()[-800:]}")
-    configs = {}
     for d, text in split.items():
-        configs[d] = rundir / f"{d}.conf"
-        configs[d].write_text(text)
-    return launch_frr(rundir, pathspace, daemons, launch, configs)
+        (rundir / f"{d}.conf").write_text(text)
+    left = [d for d in start if d in later and d != "zebra"]
+    now = [d for d in daemons if d not in left]
+    return launch_frr(rundir, pathspace, now, launch, _config_files(rundir, now)), left
+
+
+def launch_later(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None]) -> None:
+    """Start the daemons boot_frr left for later, each with the file it wrote them."""
+    launch_frr(rundir, pathspace, daemons, launch, _config_files(rundir, daemons))
+
+
+def _config_files(rundir: Path, daemons: Sequence[str]) -> dict[str, Path]:
+    return {d: rundir / f"{d}.conf" for d in daemons}
+
+
+def bgp_established(rundir: Path) -> bool:
+    """Whether every BGP session bgpd has configured is Established (True with none); False when
+    bgpd does not answer."""
+    vty = Vty(rundir, "bgpd", timeout=5)
+    try:
+        summary = vty.json("show bgp summary json")
+    except VtyError:
+        return False
+    finally:
+        vty.close()
+    peers = [peer for family in summary.values() if isinstance(family, dict)
+             for peer in (family.get("peers") or {}).values()]
+    return all(peer.get("state") == "Established" for peer in peers)
+
+
+def wait_bgp_established(rundir: Path, timeout: float) -> bool:
+    """Until every configured BGP session is Established, at most `timeout` s; whether they are."""
+    deadline = time.monotonic() + timeout
+    while not bgp_established(rundir):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None],

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from twin.switch.frr_vty import Vty, VtyError
 from twin.switch.producers import bfd_rows
 
 Table = dict[str, Any]  # key -> fields
@@ -26,15 +27,15 @@ class SwitchState:
     netns: str
     rundir: Path
 
-    def _vtysh_json(self, command: str) -> Any:
-        proc = subprocess.run(["vtysh", "--vty_socket", str(self.rundir), "-c", command],
-                              capture_output=True, text=True, timeout=30)
-        if proc.returncode != 0:
-            return {}
+    def _frr_json(self, daemon: str, command: str) -> Any:
+        """The daemon's JSON answer on its vty socket (what vtysh relays), {} when it has none."""
+        vty = Vty(self.rundir, daemon, timeout=30)
         try:
-            return json.loads(proc.stdout or "{}")
-        except json.JSONDecodeError:
+            return vty.json(command)
+        except VtyError:
             return {}
+        finally:
+            vty.close()
 
     def _ip_json(self, *args: str) -> Any:
         proc = subprocess.run(["ip", "-n", self.netns, "-j", *args], capture_output=True, text=True, timeout=30)
@@ -46,7 +47,7 @@ class SwitchState:
     # -- STATE_DB ---------------------------------------------------------------------------
 
     def bfd_sessions(self) -> Table:
-        return dict(bfd_rows(self._vtysh_json("show bfd peers json")))
+        return dict(bfd_rows(self._frr_json("bfdd", "show bfd peers json")))
 
     def _ports(self) -> list[dict[str, Any]]:
         links = self._ip_json("-s", "link", "show")
