@@ -1,5 +1,6 @@
-"""Start a lab: the runtime creates its nodes and links, then its gNMI agent starts and its drill
-settings are kept; a failure removes all of it. Waiting for health is twin.flows.bringup's job."""
+"""Start a lab: the runtime creates its nodes and links, its gNMI agent starts while the fabric
+comes up, and its drill settings are kept; a failure removes all of it. Waiting for health is
+twin.flows.bringup's job."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from pathlib import Path
 from twin.lab.agent import start_agent
 from twin.lab.running import RunningLab, save_settings
 from twin.model import phases
+from twin.model.agent import AgentSettings
+from twin.model.errors import RuntimeBackendError
 from twin.model.lab import Lab
+from twin.model.state import LabState
 from twin.runtime.registry import ProgressFn, get_runtime
 
 
@@ -17,13 +21,19 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
     """`runtime` and `image` override the lab file's; `templates` is a SONiC release's FRR templates
     that twin's switches render with (their config daemons too), instead of twin's own renderer."""
     rt = get_runtime(runtime or lab.runtime, image or lab.image, templates)
-    state = rt.up(name, lab.plan, on_step)
-    on_step("starting gNMI agents", 0, 0)
-    try:
-        agent = start_agent(state, lab.plan, lab.gnmi, templates)
+    agents: list[AgentSettings] = []
+
+    def start_agents(state: LabState) -> None:  # while the fabric comes up
+        on_step("starting gNMI agents", 0, 0)
+        agents.append(start_agent(state, lab.plan, lab.gnmi, templates))
         phases.reach("agents_ready")
+
+    state = rt.up(name, lab.plan, on_step, start_agents)
+    try:
+        if not agents:
+            raise RuntimeBackendError(f"the {rt.name} runtime brought lab '{name}' up without starting its gNMI agent")
         save_settings(name, lab.drills)
     except BaseException:
         rt.down(name)
         raise
-    return RunningLab(state=state, plan=lab.plan, settings=lab.drills, agent=agent)
+    return RunningLab(state=state, plan=lab.plan, settings=lab.drills, agent=agents[0])

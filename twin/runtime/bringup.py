@@ -12,9 +12,11 @@ too (`start_linux_node`), given a NodeProcesses: how to run things in that node.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
@@ -42,7 +44,7 @@ from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.held_start import BGP_SETTLE_S, HeldStart
 from twin.runtime.launch_gate import LaunchGate
-from twin.runtime.protocol import ProgressFn, check_lab_name
+from twin.runtime.protocol import ProgressFn, StartedFn, check_lab_name
 from twin.runtime.wiring import (
     host_routes,
     node_netns,
@@ -130,9 +132,10 @@ class NodeProcesses(Protocol):
 # -- the lab ------------------------------------------------------------------------------------
 
 def bring_up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement,
-             progress: ProgressFn, templates: Path | None) -> LabState:
-    """Create every node and link of `plan` and start them; on failure leave nothing behind.
-    `switches`: the kind of the lab's switches (twin's FRR switch, or SONiC-VS)."""
+             progress: ProgressFn, templates: Path | None, on_started: StartedFn | None = None) -> LabState:
+    """Create every node and link of `plan` and start them, `on_started` while the fabric comes up;
+    on failure leave nothing behind. `switches`: the kind of the lab's switches (twin's FRR switch,
+    or SONiC-VS)."""
     check_lab_name(lab)
     preflight()
     old = load_state(lab)
@@ -142,7 +145,7 @@ def bring_up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: 
     if old is not None or owned_netns(lab):
         tear_down(lab, placement)  # recover from a crash half-way through an earlier `up`
     try:
-        return _up(runtime, lab, plan, switches, placement, progress, templates)
+        return _up(runtime, lab, plan, switches, placement, progress, templates, on_started)
     except BaseException:
         tear_down(lab, placement)
         raise
@@ -182,7 +185,7 @@ def tear_down(lab: str, placement: Placement) -> list[str]:
 
 
 def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement, progress: ProgressFn,
-        templates: Path | None) -> LabState:
+        templates: Path | None, on_started: StartedFn | None) -> LabState:
     others = [state.mgmt_subnet for name in known_labs() if name != lab
               if (state := load_state(name)) is not None and state.mgmt_subnet]
     subnet = pick_mgmt_subnet(len(plan.switches), [IPv4Network(s) for s in others] + host_routes())
@@ -227,7 +230,7 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
         progress(f"starting nodes ({started}/{nodes})", started, nodes)
 
     state.notes += parallel(plan.nodes, one, tick)
-    held.release(lab)
+    _release(lab, held, state, on_started)
     if gate.held_s > 0:
         state.notes.append(f"staged start: {gate.waited} of {gate.admitted} FRR launches waited for the machine "
                            f"to keep up ({gate.held_s:.1f} s in all)")
@@ -235,6 +238,22 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     save_state(state)
     progress("all nodes started", nodes, nodes)
     return state
+
+
+def _release(lab: str, held: HeldStart, state: LabState, on_started: StartedFn | None) -> None:
+    """What was held released (ports up, then bfdd as BGP comes up) while `on_started` runs; both
+    are done (or failed) when this returns."""
+    if on_started is None:
+        held.release(lab)
+        return
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        releasing = pool.submit(contextvars.copy_context().run, held.release, lab)  # phases marked there too
+        try:
+            on_started(state)
+        except BaseException:
+            wait([releasing])
+            raise
+        releasing.result()
 
 
 # bfdd starts once its switch's BGP sessions are up: twin.runtime.held_start says why

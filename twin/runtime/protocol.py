@@ -17,6 +17,9 @@ from twin.model.state import LabState
 
 # (step description, done, total): how a runtime reports progress to whoever shows it.
 ProgressFn = Callable[[str, int, int], None]
+# Called once every node runs, while the fabric comes up (ports, BGP, bfdd): what needs only the
+# nodes (the lab's gNMI agent) starts meanwhile.
+StartedFn = Callable[[LabState], None]
 
 LAB_NAME = re.compile(r"^[a-z][a-z0-9-]{0,11}$")
 
@@ -36,8 +39,9 @@ class Runtime(Protocol):
     name: str
     templates: Path | None  # a SONiC release's FRR templates to render switches with; None: twin's own
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn) -> LabState:
-        """Create every node and link and start the switches. On failure, leave nothing behind."""
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
+        """Create every node and link and start the switches, calling `on_started` once every node
+        runs. On failure (of `on_started` too), leave nothing behind."""
         ...
 
     def down(self, lab: str) -> list[str]:
