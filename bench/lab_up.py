@@ -95,8 +95,11 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
     """Bring the lab up and down once; `measure(name)` adds figures while it is up."""
     subprocess.run([*TWIN, "down", "--name", name], cwd=REPO, capture_output=True)
     start = time.monotonic()
-    proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json", *up_args], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
+    try:
+        proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json", *up_args], cwd=REPO,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # `twin up` was killed: its lab is left to `twin down` below
+        proc = subprocess.CompletedProcess([], -9, "", f"twin up did not finish in {timeout:.0f} s")
     wall = time.monotonic() - start
     try:
         result = json.loads(proc.stdout)

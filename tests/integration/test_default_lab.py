@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import subprocess
 from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
 
 import pytest
 from labtools import leftovers, netns_exec, twin, twin_json, unique
+
+from twin.host.rundir import lab_dir, node_dir
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +66,37 @@ def test_exec_exit_code_is_the_command_s(default_lab: str) -> None:
 def test_four_equal_cost_paths_in_the_kernel(default_lab: str) -> None:
     route = netns_exec(default_lab, "leaf1", "ip", "-4", "route", "show", "10.1.4.8/32").stdout
     assert route.count("nexthop via") == 4
+
+
+def _started_at(pid: int) -> float:
+    """A process's start as wall-clock time (the kernel counts it in clock ticks since boot)."""
+    ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                if line.startswith("btime "))
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _log_time(line: str) -> float:
+    """The wall-clock time of an frr.log line (`2026/11/25 20:40:08.618591 BGP: ...`, local time)."""
+    return datetime.strptime(" ".join(line.split()[:2]), "%Y/%m/%d %H:%M:%S.%f").timestamp()
+
+
+def test_bfdd_started_once_bgp_was_up_and_no_bfd_session_flapped(default_lab: str) -> None:
+    """The held start (twin.runtime.held_start): every switch's bfdd starts after its BGP sessions came
+    up, so FRR never re-creates a BFD session under a live one; no BGP session went down for BFD."""
+    for n in (s for s in json.loads((lab_dir(default_lab) / "state.json").read_text())["nodes"]
+              if s["kind"] == "switch"):
+        rundir = node_dir(default_lab, n["name"])
+        log = (rundir / "frr.log").read_text().splitlines()
+        assert not [line for line in log if "BFD Down" in line], f"{n['name']}: a BFD flap took BGP down"
+        first_up: dict[str, float] = {}
+        for line in log:
+            if (m := re.search(r"%ADJCHANGE: neighbor (\S+) .* Up$", line.rstrip())):
+                first_up.setdefault(m.group(1), _log_time(line))
+        assert len(first_up) >= 4, f"{n['name']}: {len(first_up)} sessions came up"
+        bfdd = _started_at(int((rundir / "bfdd.pid").read_text()))
+        last = max(first_up.values())   # clock ticks are 10 ms: a start in the same tick reads earlier
+        assert bfdd >= last - 0.02, f"{n['name']}: bfdd started {last - bfdd:.3f} s before BGP was up"
 
 
 def test_down_removes_everything_and_is_idempotent(lab_name: str) -> None:

@@ -1,5 +1,5 @@
-"""The held start of `twin up`: ports and bfdd released once every node runs, the gNMI agent
-started meanwhile (twin.runtime.held_start, twin.runtime.bringup._release)."""
+"""The held start of `twin up`: bfdd released once every node runs, the gNMI agent started
+meanwhile (twin.runtime.held_start, twin.runtime.bringup._release)."""
 
 from __future__ import annotations
 
@@ -10,35 +10,29 @@ import pytest
 
 from twin.model import phases
 from twin.model.errors import RuntimeBackendError
-from twin.runtime import bringup, held_start
+from twin.runtime import bringup
 from twin.runtime.held_start import HeldStart
 
 STATE: Any = object()  # _release hands the state to on_started untouched
 
 
-def test_ports_come_up_before_any_held_daemon_starts(monkeypatch: pytest.MonkeyPatch) -> None:
-    events: list[str] = []
-    monkeypatch.setattr(held_start, "ip_batch",
-                        lambda lines, netns: events.append(f"ports {netns}: {','.join(lines)}"))
-    held = HeldStart(ports={"leaf1": ["link set dev Ethernet0 up"], "server1": []},
-                     daemons={"leaf1": lambda: events.append("bfdd leaf1"),
-                              "spine1": lambda: events.append("bfdd spine1")})
+def test_every_held_daemon_starts_and_ends_the_launch_phase() -> None:
+    started: list[str] = []
+    held = HeldStart(daemons={"leaf1": lambda: started.append("bfdd leaf1"),
+                              "spine1": lambda: started.append("bfdd spine1")})
     recorder = phases.Phases()
     with phases.recording(recorder):
-        held.release("lab1")
-    assert events[0] == "ports tw.lab1.leaf1: link set dev Ethernet0 up"    # nodes without held ports: nothing
-    assert sorted(events[1:]) == ["bfdd leaf1", "bfdd spine1"]
+        held.release()
+    assert sorted(started) == ["bfdd leaf1", "bfdd spine1"]
     assert recorder.reached("daemon_launch")      # the held daemons end the launch phase
 
 
-def test_a_held_daemon_that_fails_fails_the_release(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(held_start, "ip_batch", lambda lines, netns: None)
-
+def test_a_held_daemon_that_fails_fails_the_release() -> None:
     def fails() -> None:
         raise RuntimeBackendError("leaf1: FRR daemons did not start")
 
     with pytest.raises(RuntimeBackendError, match="leaf1"):
-        HeldStart(ports={}, daemons={"leaf1": fails}).release("lab1")
+        HeldStart(daemons={"leaf1": fails}).release()
 
 
 class BlockingHeld(HeldStart):
@@ -48,7 +42,7 @@ class BlockingHeld(HeldStart):
         super().__init__()
         self.started, self.fail, self.finished = started, fail, threading.Event()
 
-    def release(self, lab: str) -> None:
+    def release(self) -> None:
         concurrent = self.started.wait(timeout=5)
         self.finished.set()
         if self.fail:
@@ -65,7 +59,7 @@ def test_the_agent_starts_while_the_fabric_comes_up() -> None:
         seen.append(state)
         started.set()
 
-    bringup._release("lab1", held, STATE, on_started)
+    bringup._release(held, STATE, on_started)
     assert seen == [STATE] and held.finished.is_set()
 
 
@@ -79,18 +73,18 @@ def test_a_failed_agent_start_waits_for_the_release_before_failing() -> None:
         raise TimeoutError("the agent did not serve")
 
     with pytest.raises(TimeoutError, match="did not serve"):
-        bringup._release("lab1", held, STATE, on_started)
+        bringup._release(held, STATE, on_started)
     assert held.finished.is_set()
 
 
 def test_a_failed_release_fails_the_bring_up_after_the_agent_started() -> None:
     started = threading.Event()
     with pytest.raises(RuntimeBackendError, match="spine1"):
-        bringup._release("lab1", BlockingHeld(started, fail=True), STATE, lambda state: started.set())
+        bringup._release(BlockingHeld(started, fail=True), STATE, lambda state: started.set())
 
 
 def test_without_on_started_the_release_runs_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     released: list[str] = []
-    monkeypatch.setattr(HeldStart, "release", lambda self, lab: released.append(lab))
-    bringup._release("lab1", HeldStart(), STATE, None)
-    assert released == ["lab1"]
+    monkeypatch.setattr(HeldStart, "release", lambda self: released.append("released"))
+    bringup._release(HeldStart(), STATE, None)
+    assert released == ["released"]

@@ -17,7 +17,7 @@ from twin.stages.plan import plan_topology
 from twin.stages.render.config_db import build_config_db
 from twin.stages.render.frr import render_frr
 from twin.stages.render.sonic_templates import find_templates
-from twin.switch.kernel import kernel_changes, kernel_lines, ports_down
+from twin.switch.kernel import kernel_lines
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 ConfigDb = dict[str, dict[str, Any]]
@@ -306,20 +306,6 @@ def test_kernel_lines_admin_down(leaf1_db: ConfigDb) -> None:
     db["PORT"]["Ethernet0"]["admin_status"] = "down"
     assert "link set dev Ethernet0 mtu 9100 down" in kernel_lines(db)
 
-
-def test_a_switch_boots_with_its_ports_down_and_brings_up_those_its_config_has_up(leaf1_db: ConfigDb) -> None:
-    """twin up's held start: every port down with its MTU and addresses, then exactly the admin-up ports up."""
-    db = copy.deepcopy(leaf1_db)
-    db["PORT"]["Ethernet0"]["admin_status"] = "down"
-    booted = ports_down(db)
-    lines = kernel_lines(booted)
-    assert "link set dev Ethernet128 mtu 9100 down" in lines and "address add 10.0.0.65/31 dev Ethernet128" in lines
-    assert not [line for line in lines if line.startswith("link set dev Ethernet") and line.endswith(" up")]
-    ups = kernel_changes(booted, db)
-    assert sorted(ups) == sorted(f"link set dev {port} up" for port, row in db["PORT"].items()
-                                 if row.get("admin_status") == "up")
-    assert "link set dev Ethernet0 up" not in ups and len(ups) == 5
-    assert db["PORT"]["Ethernet128"]["admin_status"] == "up"    # ports_down copies: the config is left as it was
 
 
 # -- kernel set-up of a GPU server --------------------------------------------------------------

@@ -68,7 +68,7 @@ from twin.switch.frr_daemons import (
     node_daemons,
     wait_bgp_established,
 )
-from twin.switch.kernel import kernel_changes, kernel_lines, ports_down
+from twin.switch.kernel import kernel_lines
 from twin.switch.sonic_redis import as_stored
 
 
@@ -84,7 +84,7 @@ class NodeStart:
     mgmt_plen: int
     templates: Path | None  # a SONiC release's FRR templates; None: twin's own renderer
     gate: LaunchGate | None = None  # staged start: admits each launch of routing daemons
-    held: HeldStart | None = None   # ports and bfdd held until every node has started; None: at once
+    held: HeldStart | None = None   # bfdd held until every node has started; None: started at once
 
 
 class Placement(Protocol):
@@ -230,7 +230,7 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
         progress(f"starting nodes ({started}/{nodes})", started, nodes)
 
     state.notes += parallel(plan.nodes, one, tick)
-    _release(lab, held, state, on_started)
+    _release(held, state, on_started)
     if gate.held_s > 0:
         state.notes.append(f"staged start: {gate.waited} of {gate.admitted} FRR launches waited for the machine "
                            f"to keep up ({gate.held_s:.1f} s in all)")
@@ -240,14 +240,14 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     return state
 
 
-def _release(lab: str, held: HeldStart, state: LabState, on_started: StartedFn | None) -> None:
-    """What was held released (ports up, then bfdd as BGP comes up) while `on_started` runs; both
+def _release(held: HeldStart, state: LabState, on_started: StartedFn | None) -> None:
+    """The held daemons started (bfdd, as each switch's BGP comes up) while `on_started` runs; both
     are done (or failed) when this returns."""
     if on_started is None:
-        held.release(lab)
+        held.release()
         return
     with ThreadPoolExecutor(max_workers=1) as pool:
-        releasing = pool.submit(contextvars.copy_context().run, held.release, lab)  # phases marked there too
+        releasing = pool.submit(contextvars.copy_context().run, held.release)  # phases marked there too
         try:
             on_started(state)
         except BaseException:
@@ -294,11 +294,7 @@ def _start_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[
     _start_databases(start, procs, rundir, db)
     conf = render_frr(db, start.templates)
     ifmap = {i.name: i.kernel for i in node.interfaces}
-    booted = db
-    if start.held is not None:  # the ports come up once every node has started (twin.runtime.held_start)
-        booted = ports_down(db)
-        start.held.ports[node.name] = kernel_changes(booted, db, ifmap)
-    ip_batch(kernel_lines(booted, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
+    ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
     return _start_frr(start, procs, rundir, conf)
 
 

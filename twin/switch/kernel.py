@@ -107,10 +107,3 @@ def kernel_changes(old: ConfigTables, new: ConfigTables, ifmap: dict[str, str] |
 def kernel_lines(db: ConfigTables, ifmap: dict[str, str] | None = None) -> list[str]:
     """Everything a freshly created switch namespace needs for `db`."""
     return ["link set dev lo up", *kernel_changes({}, db, ifmap)]
-
-
-def ports_down(db: ConfigTables) -> ConfigTables:
-    """`db` with every PORT admin down: a switch as it boots, before its ports come up.
-    kernel_changes(ports_down(db), db) brings up the ports `db` has up."""
-    ports = {port: {**row, "admin_status": "down"} for port, row in db.get("PORT", {}).items()}
-    return {**db, "PORT": ports} if ports else db
