@@ -6,6 +6,7 @@ import json
 import os
 import re
 import subprocess
+import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -69,10 +70,10 @@ def test_four_equal_cost_paths_in_the_kernel(default_lab: str) -> None:
 
 
 def _started_at(pid: int) -> float:
-    """A process's start as wall-clock time (the kernel counts it in clock ticks since boot)."""
+    """A process's start as wall-clock time: the kernel counts it in clock ticks of CLOCK_BOOTTIME
+    (/proc/stat's btime is whole seconds: too coarse)."""
     ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-    boot = next(float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
-                if line.startswith("btime "))
+    boot = time.time() - time.clock_gettime(time.CLOCK_BOOTTIME)
     return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
