@@ -187,21 +187,12 @@ def _summary(*states: str) -> dict[str, object]:
 ])
 def test_bgp_established_needs_every_configured_session(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                         answer: object, established: bool) -> None:
-    asked: list[tuple[Path, str]] = []
+    asked: list[tuple[Path, str, str]] = []
 
-    class FakeVty:
-        def __init__(self, rundir: Path, daemon: str, timeout: float = 5) -> None:
-            asked.append((rundir, daemon))
+    def ask_json(rundir: Path, daemon: str, command: str, timeout: float = 30) -> object:
+        asked.append((rundir, daemon, command))
+        return answer
 
-        def json(self, command: str) -> object:
-            assert command == "show bgp summary json"
-            if answer is None:
-                raise frr_daemons.VtyError("bgpd.vty: connection refused")
-            return answer
-
-        def close(self) -> None:
-            pass
-
-    monkeypatch.setattr(frr_daemons, "Vty", FakeVty)
+    monkeypatch.setattr(frr_daemons, "ask_json", ask_json)
     assert bgp_established(tmp_path) is established
-    assert asked == [(tmp_path, "bgpd")]
+    assert asked == [(tmp_path, "bgpd", "show bgp summary json")]

@@ -19,7 +19,7 @@ from twin.host.shell import netns_argv, run
 from twin.lab.running import RunningLab
 from twin.model.state import LabState
 from twin.switch import netlink
-from twin.switch.frr_vty import Vty, VtyError
+from twin.switch.frr_vty import ask_json
 from twin.switch.producers import PROTOCOLS, RT_TABLE_MAIN
 from twin.switch.statedb import SwitchState
 
@@ -28,13 +28,7 @@ WORKERS = 8
 
 def _frr_json(state: LabState, node: str, daemon: str, command: str) -> Any:
     """`command`'s JSON answer from one daemon, as vtysh would relay it; None when it cannot answer."""
-    vty = Vty(node_dir(state.lab, node), daemon, timeout=30)
-    try:
-        return vty.json(command)
-    except VtyError:
-        return None
-    finally:
-        vty.close()
+    return ask_json(node_dir(state.lab, node), daemon, command)
 
 
 def fib_entry(msg: netlink.Message) -> dict[str, Any] | None:

@@ -17,7 +17,7 @@ from twin.model.state import LabState
 
 # (step description, done, total): how a runtime reports progress to whoever shows it.
 ProgressFn = Callable[[str, int, int], None]
-# Called once every node runs, while the fabric comes up (ports, BGP, bfdd): what needs only the
+# Called once every node runs, while the fabric comes up (BGP sessions, bfdd): what needs only the
 # nodes (the lab's gNMI agent) starts meanwhile.
 StartedFn = Callable[[LabState], None]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from twin.host import userfile
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan
-from twin.switch.frr_vty import Vty, VtyError
+from twin.switch.frr_vty import ask_json
 
 FRR_BIN = Path("/usr/lib/frr")
 # Daemons this kernel cannot serve: ldpd needs MPLS, which is not available here.
@@ -156,13 +156,9 @@ def _config_files(rundir: Path, daemons: Sequence[str]) -> dict[str, Path]:
 def bgp_established(rundir: Path) -> bool:
     """Whether every BGP session bgpd has configured is Established (True with none); False when
     bgpd does not answer."""
-    vty = Vty(rundir, "bgpd", timeout=5)
-    try:
-        summary = vty.json("show bgp summary json")
-    except VtyError:
+    summary = ask_json(rundir, "bgpd", "show bgp summary json", timeout=5)
+    if not isinstance(summary, dict):
         return False
-    finally:
-        vty.close()
     peers = [peer for family in summary.values() if isinstance(family, dict)
              for peer in (family.get("peers") or {}).values()]
     return all(peer.get("state") == "Established" for peer in peers)

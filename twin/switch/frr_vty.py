@@ -77,3 +77,15 @@ class Vty:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+
+def ask_json(rundir: Path, daemon: str, command: str, timeout: float = 30) -> Any:
+    """One question on a connection of its own: the JSON answer, or None when the daemon cannot
+    answer (not running, refused, not JSON)."""
+    vty = Vty(rundir, daemon, timeout)
+    try:
+        return vty.json(command)
+    except VtyError:
+        return None
+    finally:
+        vty.close()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from twin.switch.frr_vty import Vty, VtyError
+from twin.switch.frr_vty import ask_json
 from twin.switch.producers import bfd_rows
 
 Table = dict[str, Any]  # key -> fields
@@ -29,13 +29,8 @@ class SwitchState:
 
     def _frr_json(self, daemon: str, command: str) -> Any:
         """The daemon's JSON answer on its vty socket (what vtysh relays), {} when it has none."""
-        vty = Vty(self.rundir, daemon, timeout=30)
-        try:
-            return vty.json(command)
-        except VtyError:
-            return {}
-        finally:
-            vty.close()
+        answer = ask_json(self.rundir, daemon, command)
+        return {} if answer is None else answer
 
     def _ip_json(self, *args: str) -> Any:
         proc = subprocess.run(["ip", "-n", self.netns, "-j", *args], capture_output=True, text=True, timeout=30)
