@@ -42,7 +42,7 @@ from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
-from twin.runtime.held_start import BGP_SETTLE_S, HeldStart
+from twin.runtime.held_start import BGP_SETTLE_S, HELD_DAEMONS, HeldStart
 from twin.runtime.launch_gate import LaunchGate
 from twin.runtime.protocol import ProgressFn, StartedFn, check_lab_name
 from twin.runtime.wiring import (
@@ -254,10 +254,6 @@ def _release(held: HeldStart, state: LabState, on_started: StartedFn | None) -> 
             wait([releasing])
             raise
         releasing.result()
-
-
-# bfdd starts once its switch's BGP sessions are up: twin.runtime.held_start says why
-HELD_DAEMONS = ("bfdd",)
 
 
 # -- starting one node that runs Linux: twin's FRR switch, an FRR router, a server --------------

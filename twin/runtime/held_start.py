@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from twin.model import phases
 
+HELD_DAEMONS = ("bfdd",)  # started once their switch's BGP sessions are up (see above)
 BGP_SETTLE_S = 3.0  # at most this long from every node's start to a held bfdd's
 MAX_WAITING = 64    # switches waiting for their BGP sessions at once
 
