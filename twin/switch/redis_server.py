@@ -25,6 +25,7 @@ PIDFILE = "redis.pid"
 LOGFILE = "redis.log"
 DATABASE_CONFIG = "database_config.json"
 KEYSPACE_EVENTS = "AKE"
+HZ = 1  # redis's background tasks a second (its default, and SONiC's: 10); see redis_argv
 
 
 def socket_path(rundir: Path) -> Path:
@@ -35,14 +36,17 @@ def socket_path(rundir: Path) -> Path:
 def redis_argv(rundir: Path) -> list[str]:
     """redis-server for one switch, run inside its namespace (127.0.0.1 there is the switch's own).
 
-    Small on purpose: no persistence, no jemalloc background thread, 10 Hz housekeeping."""
+    Small on purpose: no persistence, no jemalloc background thread, and housekeeping once a second
+    (HZ) where redis's default is 10: it expires keys (SONiC's databases set none) and times out idle
+    clients (none time out), and at 10 Hz an idle redis takes 1.9 ms of CPU a second against 0.6 at
+    1 Hz: 0.36 against 0.11 CPU for the 192 switches of labs/scale.yaml, taken from their BGP."""
     return ["redis-server", "--bind", "127.0.0.1", "--port", "6379", "--protected-mode", "no",
             "--unixsocket", str(socket_path(rundir)), "--unixsocketperm", "700",
             "--databases", "16", "--notify-keyspace-events", KEYSPACE_EVENTS,
             "--save", "", "--appendonly", "no", "--dir", str(rundir),
             "--daemonize", "yes", "--pidfile", str(rundir / PIDFILE),
             "--logfile", str(rundir / LOGFILE), "--loglevel", "warning",
-            "--jemalloc-bg-thread", "no", "--hz", "10"]
+            "--jemalloc-bg-thread", "no", "--hz", str(HZ)]
 
 
 def database_config(rundir: Path) -> dict[str, Any]:
