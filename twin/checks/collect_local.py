@@ -8,7 +8,7 @@ default lab; now a few hundredths).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -68,15 +68,17 @@ def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict
     return alive
 
 
-def collect_local(lab: RunningLab, checks: Iterable[Check[Any]]) -> Outputs:
-    """What the checks need, read locally: FRR JSON through vtysh, kernel FIBs, pings, processes."""
+def collect_local(lab: RunningLab, checks: Iterable[Check[Any]], only: Collection[str] | None = None) -> Outputs:
+    """What the checks need, read locally: FRR JSON on the daemons' vty sockets, kernel FIBs, pings,
+    processes; of the nodes in `only` when given."""
     state = lab.state
     jobs: list[tuple[str, str, Any]] = []
     for check in checks:
         probes: dict[str, Any] = getattr(check.inputs, "probes", {})
         for need in check.needs:
             for name in check.nodes():
-                jobs.append((name, need, probes.get(name) if need == "ping" else None))
+                if only is None or name in only:
+                    jobs.append((name, need, probes.get(name) if need == "ping" else None))
 
     def one(job: tuple[str, str, Any]) -> tuple[str, str, Any]:
         node, source, arg = job

@@ -1,0 +1,134 @@
+"""wait_healthy's polls: while a fabric converges only the failing switches are read again, and the
+lab is judged healthy only on a poll that read every switch at once."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from twin.checks import health
+from twin.checks.base import Check, Outputs
+from twin.checks.bgp import BgpInput, BgpSessionsEstablished
+from twin.checks.catalog import expected_ecmp, expected_sessions, health_checks
+from twin.checks.daemons import AgentInput, AgentServing
+from twin.checks.ecmp import EcmpInput, EcmpWidth
+from twin.checks.health import evaluate, failing_nodes, wait_healthy
+from twin.model.plan import Plan
+from twin.stages.load.loader import load_topology
+from twin.stages.plan import plan_topology
+
+TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
+
+
+@pytest.fixture(scope="module")
+def clos() -> Plan:
+    return plan_topology(load_topology(TOPOLOGIES / "clos-4x8.yaml"))
+
+
+class Fabric:
+    """Every switch's FRR and kernel as a converged fabric shows them, with sessions set down by
+    hand; records which nodes each poll read."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.down: set[tuple[str, str]] = set()  # (switch, peer ip) not Established
+        self.reads: list[set[str] | None] = []
+
+    def summary(self, switch: str) -> dict[str, Any]:
+        peers = {ip: {"state": "Active" if (switch, ip) in self.down else "Established"}
+                 for ip in expected_sessions(self.plan)[switch]}
+        return {"ipv4Unicast": {"peers": peers}}
+
+    def fib(self, leaf: str) -> list[dict[str, Any]]:
+        return [{"dst": prefix, "nexthops": [{"gateway": f"10.0.0.{i}"} for i in range(width)]}
+                for prefix, width in expected_ecmp(self.plan)[leaf].items()]
+
+    def read(self, node: str, need: str, probes: dict[str, Any]) -> Any:
+        if need == "bgp_summary":
+            return self.summary(node)
+        if need == "bfd_sessions":
+            return {f"default|{ip}": {"state": "Up"} for ip in expected_sessions(self.plan)[node]}
+        if need == "fib":
+            return self.fib(node)
+        assert need == "ping", need
+        return {src: sorted(targets) for src, targets in probes[node].items()}
+
+    def collect(self, lab: object, checks: Iterable[Check[Any]], only: Collection[str] | None = None) -> Outputs:
+        self.reads.append(None if only is None else set(only))
+        outputs: Outputs = {}
+        for check in checks:
+            probes = getattr(check.inputs, "probes", {})
+            for need in check.needs:
+                for node in check.nodes():
+                    if only is not None and node not in only:
+                        continue
+                    outputs.setdefault(node, {})[need] = self.read(node, need, probes)
+        return outputs
+
+
+def peer(plan: Plan, switch: str, name: str) -> tuple[str, str]:
+    """(switch, the address of its peer `name`)"""
+    return switch, next(ip for ip, n in expected_sessions(plan)[switch].items() if n == name)
+
+
+def _wait(plan: Plan, fabric: Fabric, monkeypatch: pytest.MonkeyPatch, on_poll: Any) -> health.Health:
+    monkeypatch.setattr(health, "collect_local", fabric.collect)
+    monkeypatch.setattr(health, "process_checks", lambda lab: [])
+    monkeypatch.setattr(health.time, "sleep", lambda s: None)
+    return wait_healthy(SimpleNamespace(plan=plan), 60, on_poll)  # type: ignore[arg-type]
+
+
+def test_only_failing_switches_are_read_again_and_healthy_is_judged_on_a_full_read(
+        clos: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
+    fabric = Fabric(clos)
+    fabric.down = {peer(clos, "leaf2", "spine2")}
+
+    def on_poll(h: Any) -> None:
+        if len(fabric.reads) == 1:      # after the first poll leaf2's session comes up
+            fabric.down.clear()
+
+    result = _wait(clos, fabric, monkeypatch, on_poll)
+    assert result.healthy
+    # a full poll; leaf2 alone; every switch at once before judging; then the pings (a full read too)
+    assert fabric.reads == [None, {"leaf2"}, None, None]
+
+
+def test_a_switch_read_earlier_that_went_down_is_caught_by_the_full_read(
+        clos: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
+    fabric = Fabric(clos)
+    fabric.down = {peer(clos, "leaf2", "spine2")}
+
+    def on_poll(h: Any) -> None:
+        if len(fabric.reads) == 1:     # leaf2 comes up, and leaf1, not read in the next poll, goes down
+            fabric.down = {peer(clos, "leaf1", "spine1")}
+        elif len(fabric.reads) == 3:   # the full read saw leaf1 down; it comes back
+            assert not h.healthy
+            fabric.down.clear()
+
+    result = _wait(clos, fabric, monkeypatch, on_poll)
+    assert result.healthy
+    assert fabric.reads == [None, {"leaf2"}, None, {"leaf1"}, None, None]
+
+
+def test_failing_nodes_are_named_by_the_items_they_failed(clos: Plan) -> None:
+    fabric = Fabric(clos)
+    fabric.down = {peer(clos, "leaf3", "spine1"), peer(clos, "spine1", "leaf4")}
+    checks: list[Check[Any]] = [BgpSessionsEstablished(BgpInput(sessions=expected_sessions(clos))),
+                                EcmpWidth(EcmpInput(expected=expected_ecmp(clos)))]
+    outputs = fabric.collect(None, checks)
+    outputs["leaf5"]["fib"] = outputs["leaf5"]["fib"][1:]  # leaf5 misses a prefix
+    results = evaluate(clos, checks, outputs).results
+    assert failing_nodes(checks, results) == {"leaf3", "spine1", "leaf5"}
+    assert failing_nodes(checks, evaluate(clos, checks, fabric.collect(None, checks, only=[])).results) == {
+        n for c in checks for n in c.nodes()}   # nothing read: every node fails by name
+
+
+def test_a_failure_about_no_node_reads_every_node_again(clos: Plan) -> None:
+    agent = AgentServing(AgentInput(lab="lab1", switches=["leaf1"]))  # its failure is the lab's
+    checks: list[Check[Any]] = [*health_checks(clos)[:1], agent]
+    results = evaluate(clos, checks, {}).results
+    assert failing_nodes(checks, results) is None
