@@ -43,7 +43,6 @@ from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.held_start import BGP_SETTLE_S, HELD_DAEMONS, HeldStart
-from twin.runtime.launch_gate import LaunchGate
 from twin.runtime.protocol import ProgressFn, StartedFn, check_lab_name
 from twin.runtime.wiring import (
     host_routes,
@@ -83,7 +82,6 @@ class NodeStart:
     mgmt_ip: str          # "" for nodes without management (servers)
     mgmt_plen: int
     templates: Path | None  # a SONiC release's FRR templates; None: twin's own renderer
-    gate: LaunchGate | None = None  # staged start: admits each launch of routing daemons
     held: HeldStart | None = None   # bfdd held until every node has started; None: started at once
 
 
@@ -215,14 +213,13 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
 
     started = 0
     recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
-    gate = LaunchGate()
     held = HeldStart()
 
     def one(node: NodePlan) -> list[str]:
         with phases.recording(recorder):
             return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
                                                   str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates,
-                                                  gate, held))
+                                                  held))
 
     def tick() -> None:
         nonlocal started
@@ -231,9 +228,6 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
 
     state.notes += parallel(plan.nodes, one, tick)
     _release(held, state, on_started)
-    if gate.held_s > 0:
-        state.notes.append(f"staged start: {gate.waited} of {gate.admitted} FRR launches waited for the machine "
-                           f"to keep up ({gate.held_s:.1f} s in all)")
     state.phase = "up"
     save_state(state)
     progress("all nodes started", nodes, nodes)
@@ -318,8 +312,6 @@ def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) 
     def launch(argv: list[str]) -> None:
         procs.start_daemon(start.lab, node, argv)
 
-    if start.gate is not None:
-        start.gate.admit()
     try:
         if start.kind.facts.boot == "twin-switch":
             # twin's rendering: every daemon starts with its own part of it (as the floor does)
