@@ -52,6 +52,17 @@ def test_every_switch_has_a_reachable_management_address(default_lab: str) -> No
     assert sorted(proc.stdout.split()) == sorted(addrs)
 
 
+def test_switch_redis_runs_as_sonic_s_with_housekeeping_once_a_second(default_lab: str) -> None:
+    sock = str(node_dir(default_lab, "leaf1") / "redis.sock")
+
+    def config(name: str) -> str:
+        return subprocess.run(["redis-cli", "-s", sock, "config", "get", name], capture_output=True, text=True,
+                              check=True).stdout.split("\n", 1)[1].strip()
+
+    assert "pubsub 0 0 0" in config("client-output-buffer-limit")  # docker-database's redis.conf
+    assert config("hz") == "1"  # where SONiC's is 10: README's one list of differences
+
+
 def test_exec_runs_inside_a_node(default_lab: str) -> None:
     out = twin("exec", "--name", default_lab, "leaf1", "--", "vtysh", "-c", "show bgp summary").stdout
     assert "Total number of neighbors 4" in out

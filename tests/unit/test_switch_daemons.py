@@ -161,6 +161,7 @@ def test_redis_runs_inside_the_switch_with_keyspace_events(tmp_path: Path) -> No
     assert argv[argv.index("--notify-keyspace-events") + 1] == "AKE"
     assert argv[argv.index("--unixsocket") + 1] == str(tmp_path / "redis.sock")
     assert argv[argv.index("--hz") + 1] == "1"  # housekeeping once a second: see redis_argv
+    assert argv[argv.index("--client-output-buffer-limit") + 1] == "pubsub 0 0 0"  # as SONiC's redis.conf
     layout = database_config(tmp_path)["DATABASES"]
     assert (layout["CONFIG_DB"]["id"], layout["STATE_DB"]["separator"], layout["APPL_DB"]["id"]) == (4, "|", 0)
 

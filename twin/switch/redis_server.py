@@ -46,7 +46,9 @@ def redis_argv(rundir: Path) -> list[str]:
             "--save", "", "--appendonly", "no", "--dir", str(rundir),
             "--daemonize", "yes", "--pidfile", str(rundir / PIDFILE),
             "--logfile", str(rundir / LOGFILE), "--loglevel", "warning",
-            "--jemalloc-bg-thread", "no", "--hz", str(HZ)]
+            "--jemalloc-bg-thread", "no", "--hz", str(HZ),
+            # as docker-database's redis.conf: a subscriber that falls behind is never disconnected
+            "--client-output-buffer-limit", "pubsub 0 0 0"]
 
 
 def database_config(rundir: Path) -> dict[str, Any]:
