@@ -14,7 +14,7 @@ time, bfdd starts anyway, and that session's BFD peer is registered twice, as on
 Holding the switches' ports down until every node ran was tried as well (SONiC's syncd brings ports
 up after the routing stack): it did not shorten the default lab's bring-up, and at 64 x 128, with
 8,192 sessions opening at once, the load average reached 700 and the lab was not healthy after 30
-minutes (staggered as nodes start, it is healthy in about 10).
+minutes (started 8 nodes at a time, it is healthy in about 6).
 """
 
 from __future__ import annotations
