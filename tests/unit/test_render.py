@@ -307,7 +307,6 @@ def test_kernel_lines_admin_down(leaf1_db: ConfigDb) -> None:
     assert "link set dev Ethernet0 mtu 9100 down" in kernel_lines(db)
 
 
-
 # -- kernel set-up of a GPU server --------------------------------------------------------------
 
 
