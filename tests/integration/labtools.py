@@ -41,7 +41,8 @@ def leftovers(lab: str) -> list[str]:
               or line.strip() == f"tw.{lab}"]
     if subprocess.run(["ip", "link", "show", f"tw-{lab}"], capture_output=True).returncode == 0:
         found.append(f"interface tw-{lab}")
-    procs = subprocess.run(["pgrep", "-af", f"/run/twin/{lab}/"], capture_output=True, text=True).stdout
+    # the daemons name a file in the run directory; the gNMI agent the run directory itself
+    procs = subprocess.run(["pgrep", "-af", f"/run/twin/{lab}(/| |$)"], capture_output=True, text=True).stdout
     found += [p for p in procs.splitlines() if "pgrep" not in p]
     found += [f"process {pid} working in {cwd}" for pid, cwd in _working_in(f"/run/twin/{lab}/")]
     if Path(f"/run/twin/{lab}").exists():
