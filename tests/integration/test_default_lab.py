@@ -111,20 +111,6 @@ def test_bfdd_started_once_bgp_was_up_and_no_bfd_session_flapped(default_lab: st
         assert bfdd >= last - 0.02, f"{n['name']}: bfdd started {last - bfdd:.3f} s before BGP was up"
 
 
-def test_the_agent_starts_before_the_switches_boot_and_serves_each_as_it_booted(default_lab: str) -> None:
-    """The gNMI agent is spawned once the nodes are wired, before the first switch boots, and sets
-    each switch up once its programmed.json is written (twin.switch.agent.wait_booted), so its
-    start overlaps the switches' instead of following the last."""
-    settings = json.loads((lab_dir(default_lab) / "agent.json").read_text())
-    assert settings["switches"] and all(sw["starting"] for sw in settings["switches"])
-    agent = _started_at(int((lab_dir(default_lab) / "agent.pid").read_text()))
-    for sw in settings["switches"]:
-        rundir = node_dir(default_lab, sw["name"])
-        zebra = _started_at(int((rundir / "zebra.pid").read_text()))
-        assert agent <= zebra + 0.02, f"the agent started {agent - zebra:.3f} s after {sw['name']}'s zebra"
-        assert (rundir / "programmed.json").exists()
-
-
 def test_down_removes_everything_and_is_idempotent(lab_name: str) -> None:
     twin_json("up", "tests/integration/data/mini.yaml", "--name", lab_name)
     assert leftovers(lab_name)

@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,32 +27,11 @@ STALL_S = 30.0
 START_LIMIT_S = 900.0
 
 
-@dataclass
-class AgentLaunch:
-    """An agent spawned while its lab's switches boot; `serving` waits until it serves them all."""
-
-    lab: str
-    settings: AgentSettings
-    proc: subprocess.Popen[bytes]
-
-    def serving(self, stall: float = STALL_S) -> AgentSettings:
-        _wait_serving(self.lab, self.proc, stall)
-        return self.settings
-
-
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
                 stall: float = STALL_S) -> AgentSettings:
-    """Start the agent of a lab whose switches all run; wait until it serves, or until it made no
-    progress for `stall` seconds. `templates`: the SONiC release templates twin's switches render
-    FRR with (None: twin's own)."""
-    return launch_agent(state, plan, settings, templates, starting=False).serving(stall)
-
-
-def launch_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
-                 starting: bool = True) -> AgentLaunch:
-    """Write the agent's settings (and TLS certificate) and spawn it without waiting. `starting`:
-    the switches are being booted meanwhile (by start_linux_node), and the agent sets each up once
-    its programmed.json is written, so its own start overlaps theirs."""
+    """Write the agent's settings (and TLS certificate) and start it; wait until it serves, or until it
+    made no progress for `stall` seconds. `templates`: the SONiC release templates twin's switches
+    render FRR with (None: twin's own)."""
     run_dir = lab_dir(state.lab)
     switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
     if settings.tls:
@@ -61,12 +39,13 @@ def launch_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates:
     doc = AgentSettings(port=settings.port, username=settings.username, password=settings.password,
                         tls=settings.tls, ssh_port=settings.ssh_port,
                         sonic_templates=str(templates) if templates is not None else None,
-                        switches=[_switch_entry(state, plan, n.name, starting) for n in switches])
+                        switches=[_switch_entry(state, plan, n.name) for n in switches])
     write_private(run_dir / "agent.json", doc.model_dump_json(indent=1).encode())  # it holds the password
-    return AgentLaunch(state.lab, doc, _spawn(state.lab))
+    _spawn(state.lab, stall)
+    return doc
 
 
-def _switch_entry(state: LabState, plan: Plan, node: str, starting: bool) -> AgentSwitch:
+def _switch_entry(state: LabState, plan: Plan, node: str) -> AgentSwitch:
     """What the agent needs to serve one switch; SONiC-VS switches are fronted over their redis."""
     n = state.node(node)
     rundir = node_dir(state.lab, node)
@@ -74,8 +53,7 @@ def _switch_entry(state: LabState, plan: Plan, node: str, starting: bool) -> Age
     entry = AgentSwitch(name=node, netns=n.netns, mgmt=n.mgmt, rundir=str(rundir),
                         ports=[i.name for i in interfaces],
                         ifmap={i.name: i.kernel for i in interfaces if i.kernel != i.name},
-                        container=_container(state, node),  # the SSH shell runs lines outside SONiC's set in it
-                        starting=starting)
+                        container=_container(state, node))  # the SSH shell runs lines outside SONiC's set in it
     backend = switch_kind(state.image).agent_backend(rundir)   # a SONiC-VS container: its redis
     return AgentSwitch.model_validate({**entry.model_dump(), **backend}) if backend else entry
 
@@ -94,26 +72,18 @@ def restart_agent(lab: str, stall: float = STALL_S) -> None:
     if not (lab_dir(lab) / "agent.json").exists():
         raise RuntimeBackendError(f"lab '{lab}' has no gNMI agent settings; is it up?")
     stop_agent(lab)
-    _wait_serving(lab, _spawn(lab), stall)
+    _spawn(lab, stall)
 
 
-def _spawn(lab: str) -> subprocess.Popen[bytes]:
-    run_dir = lab_dir(lab)
-    (run_dir / "agent.ready").unlink(missing_ok=True)
-    (run_dir / PROGRESS).unlink(missing_ok=True)
-    with (run_dir / "agent.log").open("ab") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
-    (run_dir / "agent.pid").write_text(str(proc.pid))  # before anything can fail: tear_down stops it
-    return proc
-
-
-def _wait_serving(lab: str, proc: subprocess.Popen[bytes], stall: float) -> None:
-    """Until the agent writes agent.ready; RuntimeBackendError when it exits, makes no progress for
-    `stall` seconds or does not serve within START_LIMIT_S (counted from here, so the switches' own
-    boot is not charged to it)."""
+def _spawn(lab: str, stall: float) -> None:
     run_dir = lab_dir(lab)
     ready, progress = run_dir / "agent.ready", run_dir / PROGRESS
+    ready.unlink(missing_ok=True)
+    progress.unlink(missing_ok=True)
+    log = (run_dir / "agent.log").open("ab")
+    proc = subprocess.Popen([sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)],
+                            stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    (run_dir / "agent.pid").write_text(str(proc.pid))
     limit = time.monotonic() + START_LIMIT_S
     deadline, seen = time.monotonic() + stall, ("", 0)
     while not ready.exists():

@@ -1,12 +1,12 @@
-"""Start a lab: the runtime creates its nodes and links, its gNMI agent starts while the switches boot
-(where the runtime boots them itself; else once they run) and serves while the fabric comes up, and its
-drill settings are kept; a failure removes all of it. Waiting for health is twin.flows.bringup's job."""
+"""Start a lab: the runtime creates its nodes and links, its gNMI agent starts while the fabric
+comes up, and its drill settings are kept; a failure removes all of it. Waiting for health is
+twin.flows.bringup's job."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from twin.lab.agent import AgentLaunch, launch_agent, start_agent
+from twin.lab.agent import start_agent
 from twin.lab.running import RunningLab, save_settings
 from twin.model import phases
 from twin.model.agent import AgentSettings
@@ -22,17 +22,13 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
     that twin's switches render with (their config daemons too), instead of twin's own renderer."""
     rt = get_runtime(runtime or lab.runtime, image or lab.image, templates)
     agents: list[AgentSettings] = []
-    launched: list[AgentLaunch] = []
-
-    def launch_agents(state: LabState) -> None:  # before the switches boot: it sets each up as it boots
-        launched.append(launch_agent(state, lab.plan, lab.gnmi, templates))
 
     def start_agents(state: LabState) -> None:  # while the fabric comes up
         on_step("starting gNMI agents", 0, 0)
-        agents.append(launched[0].serving() if launched else start_agent(state, lab.plan, lab.gnmi, templates))
+        agents.append(start_agent(state, lab.plan, lab.gnmi, templates))
         phases.reach("agents_ready")
 
-    state = rt.up(name, lab.plan, on_step, start_agents, launch_agents)
+    state = rt.up(name, lab.plan, on_step, start_agents)
     try:
         if not agents:
             raise RuntimeBackendError(f"the {rt.name} runtime brought lab '{name}' up without starting its gNMI agent")

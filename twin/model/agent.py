@@ -20,8 +20,6 @@ class AgentSwitch(BaseModel):
     ports: list[str] = []          # the SONiC port names wired in this lab
     ifmap: dict[str, str] = {}     # SONiC port name -> kernel interface name, where they differ
     container: str | None = None   # its container on the docker and clab runtimes
-    # Being booted while the agent starts: set up once its run directory has programmed.json.
-    starting: bool = False
     # A docker-sonic-vs container runs SONiC's own daemons: the agent fronts its redis.
     backend: Literal["sonic-redis"] | None = None
     redis_socket: str | None = None

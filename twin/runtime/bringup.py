@@ -88,10 +88,6 @@ class NodeStart:
 class Placement(Protocol):
     """How one runtime makes a lab's nodes and links exist and starts each node."""
 
-    # twin's switches are booted by start_linux_node: databases loaded, kernel programmed, then
-    # programmed.json written, after which the switch's config daemon (in the gNMI agent) may take over
-    boots_switches: bool
-
     def describe(self, state: LabState) -> None:
         """Fill in the state fields this runtime adds before anything is created."""
         ...
@@ -134,10 +130,8 @@ class NodeProcesses(Protocol):
 # -- the lab ------------------------------------------------------------------------------------
 
 def bring_up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement,
-             progress: ProgressFn, templates: Path | None, on_started: StartedFn | None = None,
-             on_wired: StartedFn | None = None) -> LabState:
-    """Create every node and link of `plan` and start them, `on_started` while the fabric comes up
-    and `on_wired` before the first node starts (only where the placement boots twin's switches);
+             progress: ProgressFn, templates: Path | None, on_started: StartedFn | None = None) -> LabState:
+    """Create every node and link of `plan` and start them, `on_started` while the fabric comes up;
     on failure leave nothing behind. `switches`: the kind of the lab's switches (twin's FRR switch,
     or SONiC-VS)."""
     check_lab_name(lab)
@@ -149,7 +143,7 @@ def bring_up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: 
     if old is not None or owned_netns(lab):
         tear_down(lab, placement)  # recover from a crash half-way through an earlier `up`
     try:
-        return _up(runtime, lab, plan, switches, placement, progress, templates, on_started, on_wired)
+        return _up(runtime, lab, plan, switches, placement, progress, templates, on_started)
     except BaseException:
         tear_down(lab, placement)
         raise
@@ -189,7 +183,7 @@ def tear_down(lab: str, placement: Placement) -> list[str]:
 
 
 def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement, progress: ProgressFn,
-        templates: Path | None, on_started: StartedFn | None, on_wired: StartedFn | None) -> LabState:
+        templates: Path | None, on_started: StartedFn | None) -> LabState:
     others = [state.mgmt_subnet for name in known_labs() if name != lab
               if (state := load_state(name)) is not None and state.mgmt_subnet]
     subnet = pick_mgmt_subnet(len(plan.switches), [IPv4Network(s) for s in others] + host_routes())
@@ -216,8 +210,6 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     progress(f"wiring {len(plan.links)} links", 0, nodes)
     placement.wire_links(lab, plan)
     phases.reach("wiring")
-    if on_wired is not None and placement.boots_switches:
-        on_wired(state)
 
     started = 0
     recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
@@ -282,8 +274,7 @@ def _start_host(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[st
 
 
 def _start_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[str]:
-    """twin's switch: config_db.json, its databases, the kernel programmed from it, programmed.json
-    (from here the switch's config daemon may take over: the gNMI agent sets the switch up), then FRR."""
+    """twin's switch: config_db.json, its databases, the kernel programmed from it, then FRR."""
     node, ns = start.node, node_netns(start.lab, start.node.name)
     sysctl(ns, start.kind.facts.sysctls)
     procs.prepare_rundir(start.lab, node, rundir)
@@ -294,7 +285,6 @@ def _start_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[
     conf = render_frr(db, start.templates)
     ifmap = {i.name: i.kernel for i in node.interfaces}
     ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
-    (rundir / PROGRAMMED).write_text(json.dumps(as_stored(db), sort_keys=True))
     return _start_frr(start, procs, rundir, conf)
 
 
@@ -353,7 +343,8 @@ def _start_later(name: str, rundir: Path, lab: str, daemons: list[str], launch: 
 
 def _start_databases(start: NodeStart, procs: NodeProcesses, rundir: Path, db: ConfigDb) -> None:
     """SONiC's redis databases of a switch, CONFIG_DB loaded from its config_db.json (as
-    `config-setup` does at boot)."""
+    `config-setup` does at boot); programmed.json records that the kernel and FRR are
+    about to be programmed from it, for the config daemon that takes over from here."""
     node = start.node
     redis_server.write_database_config(rundir)
     procs.start_daemon(start.lab, node, redis_server.redis_argv(rundir))
@@ -365,3 +356,4 @@ def _start_databases(start: NodeStart, procs: NodeProcesses, rundir: Path, db: C
         redis_server.config_load(databases, db)
     finally:
         databases.close()
+    (rundir / PROGRAMMED).write_text(json.dumps(as_stored(db), sort_keys=True))

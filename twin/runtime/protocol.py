@@ -18,8 +18,7 @@ from twin.model.state import LabState
 # (step description, done, total): how a runtime reports progress to whoever shows it.
 ProgressFn = Callable[[str, int, int], None]
 # Called once every node runs, while the fabric comes up (BGP sessions, bfdd): what needs only the
-# nodes (the lab's gNMI agent) starts meanwhile. The same type for `on_wired`, called once every node
-# exists and is wired and before any starts, where the runtime boots twin's switches itself.
+# nodes (the lab's gNMI agent) starts meanwhile.
 StartedFn = Callable[[LabState], None]
 
 LAB_NAME = re.compile(r"^[a-z][a-z0-9-]{0,11}$")
@@ -40,12 +39,9 @@ class Runtime(Protocol):
     name: str
     templates: Path | None  # a SONiC release's FRR templates to render switches with; None: twin's own
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_wired: StartedFn | None = None) -> LabState:
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
         """Create every node and link and start the switches, calling `on_started` once every node
-        runs, and `on_wired` before any starts when this runtime boots twin's switches itself (each
-        marks its config daemon's turn with programmed.json). On failure (of either too), leave
-        nothing behind."""
+        runs. On failure (of `on_started` too), leave nothing behind."""
         ...
 
     def down(self, lab: str) -> list[str]:

@@ -13,7 +13,6 @@ import logging
 import os
 import signal
 import threading
-import time
 from concurrent import futures
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from pygnmi.spec.v080 import gnmi_pb2_grpc
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.switch import sshd
 from twin.switch.agent_progress import Progress
-from twin.switch.cfgmgr import PROGRAMMED, ConfigDaemon
+from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.gnoi import add_system_servicer
 from twin.switch.netns_socket import run_in_netns
@@ -46,20 +45,6 @@ log = logging.getLogger("twin.agent")
 def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials | None) -> int:
     port: int = server.add_secure_port(address, creds) if creds is not None else server.add_insecure_port(address)
     return port
-
-
-BOOT_POLL_S = 0.05
-
-
-def wait_booted(sw: AgentSwitch, poll: float = BOOT_POLL_S) -> None:
-    """Until the bring-up has booted `sw` as far as its config daemon takes over: its databases
-    loaded, its kernel (and management address) programmed, programmed.json written. A switch
-    that never gets there fails the bring-up, which stops this process."""
-    if sw.rundir is None:
-        raise ValueError(f"{sw.name}: agent.json names no run directory for a switch being booted")
-    marker = Path(sw.rundir) / PROGRAMMED
-    while not marker.exists():
-        time.sleep(poll)
 
 
 def _endpoint(sw: AgentSwitch, templates: Path | None = None) -> tuple[SwitchEndpoint, SwitchParts | None]:
@@ -100,19 +85,17 @@ def serve(run_dir: Path) -> None:
     else:
         log.info("Sets are validated with SONiC's YANG models in %s", yang.models)
     servers = []
-    daemons = SwitchDaemons()
+    parts: list[SwitchParts] = []
     progress = Progress(run_dir)
     templates = Path(settings.sonic_templates) if settings.sonic_templates else None
-    for sw in settings.switches:  # in the order the bring-up starts them
-        if sw.starting:
-            wait_booted(sw)
+    for sw in settings.switches:
         ep, own = _endpoint(sw, templates)
         try:
             ep.recover()
         except Exception:  # one switch's leftover must not keep every other switch's gNMI and SSH down
             log.exception("%s: could not undo an interrupted Set; CONFIG_DB is left as it is", sw.name)
         if own is not None:
-            daemons.add(*own)
+            parts.append(own)
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_RPCS, thread_name_prefix=sw.name),
                              maximum_concurrent_rpcs=MAX_RPCS, options=GRPC_OPTIONS)
         servicer = SonicGnmiServicer(ep, settings.username, settings.password, yang)
@@ -125,10 +108,12 @@ def serve(run_dir: Path) -> None:
             run_in_netns(sw.netns, bind)
         else:  # a container front may listen in the agent's own namespace
             bind()
-        server.start()
         servers.append(server)
         progress.step()
+    daemons = SwitchDaemons([d for d, _ in parts], [p for _, p in parts])
     daemons.start(progress.step)
+    for server in servers:
+        server.start()
     if settings.ssh_port:
         sshd.start(settings.switches, settings.username, settings.password, settings.ssh_port,
                    run_dir / "ssh_host_key")

@@ -148,26 +148,20 @@ class StateLoop:
 
 
 class SwitchDaemons:
-    """Config daemons and state producers of the switches one agent serves: each switch's config
-    daemon starts as soon as the switch is added (while the others still boot), the state loop once
-    every switch has been."""
+    """Config daemons and state producers of the switches one agent serves."""
 
-    def __init__(self) -> None:
-        self.producers: list[SwitchProducers] = []
-        self.loop: StateLoop | None = None
+    def __init__(self, daemons: Sequence[ConfigDaemon], producers: Sequence[SwitchProducers]) -> None:
+        self.daemons = list(daemons)
+        self.loop = StateLoop(producers)
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
 
-    def add(self, daemon: ConfigDaemon, producers: SwitchProducers) -> None:
-        t = threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}", daemon=True)
-        t.start()
-        self.threads.append(t)
-        self.producers.append(producers)
-
     def start(self, on_each: Callable[[], None] = lambda: None) -> None:
-        """The state producers of every switch added, subscribed (`on_each` after each) and run."""
-        self.loop = StateLoop(self.producers)
         self.loop.start(on_each)
+        for daemon in self.daemons:
+            t = threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}", daemon=True)
+            t.start()
+            self.threads.append(t)
         t = threading.Thread(target=self.loop.run, args=(self.stop,), name="producers", daemon=True)
         t.start()
         self.threads.append(t)
@@ -176,5 +170,4 @@ class SwitchDaemons:
         self.stop.set()
         for t in self.threads:
             t.join(timeout=2)
-        if self.loop is not None:
-            self.loop.close()
+        self.loop.close()

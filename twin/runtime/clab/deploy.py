@@ -79,8 +79,6 @@ class ClabPlacement:
     """containerlab makes the nodes and links from the topology; twin attaches their namespaces and
     waits for what the topology's exec lines start."""
 
-    boots_switches = False  # the topology's exec lines start FRR
-
     def __init__(self, images: containers.SwitchImage, clab: ClabCommand) -> None:
         self.images = images
         self.clab = clab
@@ -147,14 +145,13 @@ class ClabRuntime:
     def labs(self) -> list[str]:
         return sorted(set(wiring.netns_labs()) | set(containers.docker_labs()))
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_wired: StartedFn | None = None) -> LabState:
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
         if not self.clab.available():
             raise TwinError(missing_message())
         plan = self.images.check_plan(plan)
         self.images.ready(progress)
         return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates,
-                        on_started, on_wired)
+                        on_started)
 
     def down(self, lab: str) -> list[str]:
         removed = []

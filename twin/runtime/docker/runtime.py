@@ -66,8 +66,6 @@ class ContainerPlacement:
 
     def __init__(self, images: containers.SwitchImage) -> None:
         self.images = images
-        # twin's switch image is booted by start_linux_node; SONiC-VS boots itself (boot_sonic)
-        self.boots_switches = images.switches.facts.boot == "twin-switch"
 
     # -- Placement ----------------------------------------------------------------------------
 
@@ -155,12 +153,11 @@ class DockerRuntime:
     def labs(self) -> list[str]:
         return sorted(set(wiring.netns_labs()) | set(containers.docker_labs()))
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_wired: StartedFn | None = None) -> LabState:
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
         plan = self.images.check_plan(plan)
         self.images.ready(progress)
         return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates,
-                        on_started, on_wired)
+                        on_started)
 
     def down(self, lab: str) -> list[str]:
         return tear_down(lab, self.placement)

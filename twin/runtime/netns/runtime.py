@@ -49,8 +49,6 @@ def create_namespaces(state: LabState, plan: Plan, subnet: IPv4Network) -> None:
 class NamespacePlacement:
     """Nodes are bare network namespaces; their processes run on the host inside them."""
 
-    boots_switches = True  # start_linux_node boots every switch
-
     # -- Placement ----------------------------------------------------------------------------
 
     def describe(self, state: LabState) -> None:
@@ -107,10 +105,8 @@ class NetnsRuntime:
     def labs(self) -> list[str]:
         return wiring.netns_labs()
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_wired: StartedFn | None = None) -> LabState:
-        return bring_up(self.name, lab, plan, self.switches, self.placement, progress, self.templates, on_started,
-                        on_wired)
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
+        return bring_up(self.name, lab, plan, self.switches, self.placement, progress, self.templates, on_started)
 
     def down(self, lab: str) -> list[str]:
         return tear_down(lab, self.placement)
