@@ -155,8 +155,11 @@ def test_bad_target_exits_2(lab: str) -> None:
 
 
 def test_interrupted_drill_takes_its_fault_back(lab: str) -> None:
-    """Ctrl-C while spine2 is silent: the nftables drop goes away and the fabric comes back."""
-    proc = subprocess.Popen([*TWIN, "drill", "spine-silent", "--target", "spine2", "--name", lab],
+    """Ctrl-C while spine2 is silent: the nftables drop goes away and the fabric comes back. The fault
+    is held 30 s: held only until the fabric settles (about 2 s), a loaded machine could see the drop
+    late and interrupt the drill while it was already taking the fault back, which ends it normally."""
+    proc = subprocess.Popen([*TWIN, "drill", "spine-silent", "--target", "spine2", "--name", lab,
+                             "--hold-ms", "30000"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
 
     def tables() -> str:
