@@ -71,6 +71,7 @@ class Drill:
         self.detect_by_check: dict[int, float | None] = {}
         self.spec: ProbeSpec | None = None
         self._active: set[int] = set()
+        self._injecting: set[int] = set()
 
     # -- running -------------------------------------------------------------------------------
 
@@ -144,12 +145,17 @@ class Drill:
 
     def _restore_all(self) -> None:
         """After an error or Ctrl-C mid-drill: take back every fault still in place, best effort."""
-        for index in sorted(self._active, reverse=True):
+        for index in sorted(self._active | self._injecting, reverse=True):
+            fault = self.faults[index]
             try:
-                self.injector.apply(self.faults[index], self.steps[index], inject=False)
+                self.injector.apply(fault, self.steps[index], inject=False)
             except Exception as exc:  # keep restoring the others; say what could not be undone
-                self.notes.append(f"could not restore {self.faults[index].kind} {self.faults[index].target}: {exc}")
+                self.notes.append(
+                    f"{fault.kind} {fault.target} was cut short while being injected and may be partly "
+                    f"in place; its restore failed: {exc}" if index in self._injecting else
+                    f"could not restore {fault.kind} {fault.target}: {exc}")
         self._active.clear()
+        self._injecting.clear()
 
     def _wait(self, seconds: float, until: Callable[[], bool] | None = None) -> bool:
         """Watch for `seconds` (or until the condition holds); True if the condition was met."""
@@ -167,6 +173,8 @@ class Drill:
         verb = "inject" if action.inject else "restore"
         self.progress(f"{verb} {fault.kind} {fault.target}")
         action.t = time.time()
+        # an inject cut short (Ctrl-C while its command runs) may already be in place: restore it too
+        self._injecting = {action.index} if action.inject else set()
         try:
             action.how = self.injector.apply(fault, step, action.inject)
         except Exception as exc:
@@ -176,6 +184,7 @@ class Drill:
                              "the lab is left as it is for inspection") from exc
         (active.add if action.inject else active.discard)(action.index)
         self._active = set(active)
+        self._injecting = set()
         own = self.injector.verify(fault, injected=action.inject)
         if own is not None:
             self.checks.update(own.checks)
