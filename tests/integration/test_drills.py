@@ -157,10 +157,13 @@ def test_bad_target_exits_2(lab: str) -> None:
 def test_interrupted_drill_takes_its_fault_back(lab: str) -> None:
     """Ctrl-C while spine2 is silent: the nftables drop goes away and the fabric comes back. The fault
     is held 30 s: held only until the fabric settles (about 2 s), a loaded machine could see the drop
-    late and interrupt the drill while it was already taking the fault back, which ends it normally."""
+    late and interrupt the drill while it was already taking the fault back, which ends it normally.
+    The drill gets Ctrl-C's default disposition: run in the background of a script (as `bash .ci/run &`
+    runs pytest), it would inherit SIGINT ignored, as every background job does, and run to its end."""
     proc = subprocess.Popen([*TWIN, "drill", "spine-silent", "--target", "spine2", "--name", lab,
                              "--hold-ms", "30000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
     def tables() -> str:
         return subprocess.run(["ip", "netns", "exec", f"tw.{lab}.spine2", "nft", "list", "tables"],
