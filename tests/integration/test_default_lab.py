@@ -63,6 +63,16 @@ def test_switch_redis_runs_as_sonic_s_with_housekeeping_once_a_second(default_la
     assert config("hz") == "1"  # where SONiC's is 10: README's one list of differences
 
 
+def test_the_agent_started_ahead_of_the_switches_serves_at_normal_priority(default_lab: str) -> None:
+    """It was started before the switches at nice 19 (twin.lab.agent.prestart_agent) and took the
+    normal priority back with its settings: every one of its threads runs at nice 0."""
+    pid = int((lab_dir(default_lab) / "agent.pid").read_text())
+    assert b"--await-settings" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    nices = {int(Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+             for tid in os.listdir(f"/proc/{pid}/task")}
+    assert nices == {0}
+
+
 def test_exec_runs_inside_a_node(default_lab: str) -> None:
     out = twin("exec", "--name", default_lab, "leaf1", "--", "vtysh", "-c", "show bgp summary").stdout
     assert "Total number of neighbors 4" in out

@@ -4,9 +4,10 @@ twin.flows.bringup's job."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
-from twin.lab.agent import start_agent
+from twin.lab.agent import prestart_agent, start_agent
 from twin.lab.running import RunningLab, save_settings
 from twin.model import phases
 from twin.model.agent import AgentSettings
@@ -22,13 +23,17 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
     that twin's switches render with (their config daemons too), instead of twin's own renderer."""
     rt = get_runtime(runtime or lab.runtime, image or lab.image, templates)
     agents: list[AgentSettings] = []
+    prestarted: list[subprocess.Popen[bytes]] = []
+
+    def prestart(lab_name: str) -> None:  # before the switches: it loads itself while they start
+        prestarted.append(prestart_agent(lab_name))
 
     def start_agents(state: LabState) -> None:  # while the fabric comes up
         on_step("starting gNMI agents", 0, 0)
-        agents.append(start_agent(state, lab.plan, lab.gnmi, templates))
+        agents.append(start_agent(state, lab.plan, lab.gnmi, templates, started=next(iter(prestarted), None)))
         phases.reach("agents_ready")
 
-    state = rt.up(name, lab.plan, on_step, start_agents)
+    state = rt.up(name, lab.plan, on_step, start_agents, prestart)
     try:
         if not agents:
             raise RuntimeBackendError(f"the {rt.name} runtime brought lab '{name}' up without starting its gNMI agent")

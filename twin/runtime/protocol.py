@@ -20,6 +20,9 @@ ProgressFn = Callable[[str, int, int], None]
 # Called once every node runs, while the fabric comes up (BGP sessions, bfdd): what needs only the
 # nodes (the lab's gNMI agent) starts meanwhile.
 StartedFn = Callable[[LabState], None]
+# Called with the lab's name once its run directory exists, before any node starts: what needs
+# nothing else (the lab's gNMI agent loading itself, idle) starts then.
+CreatedFn = Callable[[str], None]
 
 LAB_NAME = re.compile(r"^[a-z][a-z0-9-]{0,11}$")
 
@@ -39,9 +42,11 @@ class Runtime(Protocol):
     name: str
     templates: Path | None  # a SONiC release's FRR templates to render switches with; None: twin's own
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
-        """Create every node and link and start the switches, calling `on_started` once every node
-        runs. On failure (of `on_started` too), leave nothing behind."""
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
+           on_created: CreatedFn | None = None) -> LabState:
+        """Create every node and link and start the switches, calling `on_created` once the lab's run
+        directory exists and `on_started` once every node runs. On failure (of either too), leave
+        nothing behind."""
         ...
 
     def down(self, lab: str) -> list[str]:

@@ -13,6 +13,8 @@ import logging
 import os
 import signal
 import threading
+import time
+from collections.abc import Callable
 from concurrent import futures
 from pathlib import Path
 
@@ -32,6 +34,7 @@ from twin.switch.redis_server import socket_path
 from twin.switch.sonic_endpoint import SonicEndpoint
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
 from twin.switch.sonic_redis import SonicRedis
+from twin.switch.start_many import start_many
 from twin.switch.switchd import SwitchDaemons
 from twin.switch.twin_endpoint import TwinSwitchEndpoint
 from twin.switch.yang_check import YangCheck
@@ -45,6 +48,11 @@ log = logging.getLogger("twin.agent")
 def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials | None) -> int:
     port: int = server.add_secure_port(address, creds) if creds is not None else server.add_insecure_port(address)
     return port
+
+
+def _bind(server: grpc.Server, address: str, creds: grpc.ServerCredentials | None, netns: str | None) -> int:
+    bind = functools.partial(_add_port, server, address, creds)
+    return run_in_netns(netns, bind) if netns else bind()  # a container front may listen in the agent's own
 
 
 def _endpoint(sw: AgentSwitch, templates: Path | None = None) -> tuple[SwitchEndpoint, SwitchParts | None]:
@@ -72,6 +80,22 @@ MAX_MESSAGE = 4 * 1024 * 1024
 GRPC_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", -1)]
 
 
+SETTINGS_POLL_S = 0.02
+
+
+def await_settings(run_dir: Path) -> bool:
+    """Started ahead of its switches (twin.lab.agent.prestart_agent, at nice 19): wait for agent.json,
+    then take the normal priority back (threads made from here on inherit it). False when the lab's
+    run directory went away first (its `up` failed)."""
+    settings = run_dir / "agent.json"
+    while not settings.exists():
+        if not run_dir.is_dir():
+            return False
+        time.sleep(SETTINGS_POLL_S)
+    os.setpriority(os.PRIO_PROCESS, 0, 0)
+    return True
+
+
 def serve(run_dir: Path) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = AgentSettings.model_validate_json((run_dir / "agent.json").read_text())
@@ -85,6 +109,7 @@ def serve(run_dir: Path) -> None:
     else:
         log.info("Sets are validated with SONiC's YANG models in %s", yang.models)
     servers = []
+    binds: list[Callable[[], int]] = []
     parts: list[SwitchParts] = []
     progress = Progress(run_dir)
     templates = Path(settings.sonic_templates) if settings.sonic_templates else None
@@ -102,18 +127,19 @@ def serve(run_dir: Path) -> None:
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
         reboot = SwitchReboot.from_settings(sw, own[0]) if own is not None else None
         add_system_servicer(server, reboot, settings.username, settings.password)
-        address = f"{sw.mgmt}:{settings.port}"
-        bind = functools.partial(_add_port, server, address, creds)
-        if sw.netns:
-            run_in_netns(sw.netns, bind)
-        else:  # a container front may listen in the agent's own namespace
-            bind()
+        binds.append(functools.partial(_bind, server, f"{sw.mgmt}:{settings.port}", creds, sw.netns))
         servers.append(server)
         progress.step()
+    start_many(binds, lambda bind: bind())  # each in its switch's namespace, from a thread of its own
+    log.info("%d switches set up, their gNMI ports bound", len(servers))
+    # The servers start before the config daemons, whose first reads keep the GIL busy (at 64 x 128
+    # the servers took 9 s to start after them). A Set that comes in before a switch's config daemon
+    # listens is programmed by that daemon's resync; clients wait for agent.ready all the same.
+    start_many(servers, lambda server: server.start())
+    log.info("%d gNMI servers started", len(servers))
     daemons = SwitchDaemons([d for d, _ in parts], [p for _, p in parts])
     daemons.start(progress.step)
-    for server in servers:
-        server.start()
+    log.info("config daemons and state producers of %d switches started", len(parts))
     if settings.ssh_port:
         sshd.start(settings.switches, settings.username, settings.password, settings.ssh_port,
                    run_dir / "ssh_host_key")
@@ -130,7 +156,12 @@ def serve(run_dir: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description="twin's gNMI agent for the switches of one lab")
     parser.add_argument("--run-dir", type=Path, required=True)
-    serve(parser.parse_args().run_dir)
+    parser.add_argument("--await-settings", action="store_true",
+                        help="started before the switches: wait for agent.json, then serve")
+    args = parser.parse_args()
+    if args.await_settings and not await_settings(args.run_dir):
+        return
+    serve(args.run_dir)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from twin.switch.cfgmgr import ConfigDaemon, listen
 from twin.switch.producers import SwitchProducers
+from twin.switch.start_many import start_many
 
 LOG_CHECK_S = 0.02  # how often frr.log is looked at (bgpmon: 15 s)
 MIN_FRR_GAP_S = 0.02  # at most one FRR query per switch this often, however many events arrive
@@ -158,10 +159,9 @@ class SwitchDaemons:
 
     def start(self, on_each: Callable[[], None] = lambda: None) -> None:
         self.loop.start(on_each)
-        for daemon in self.daemons:
-            t = threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}", daemon=True)
-            t.start()
-            self.threads.append(t)
+        self.threads += [threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}",
+                                          daemon=True) for daemon in self.daemons]
+        start_many(self.threads, threading.Thread.start)
         t = threading.Thread(target=self.loop.run, args=(self.stop,), name="producers", daemon=True)
         t.start()
         self.threads.append(t)

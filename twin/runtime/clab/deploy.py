@@ -34,7 +34,7 @@ from twin.runtime import containers, wiring
 from twin.runtime.bringup import NodeStart, bring_up, tear_down
 from twin.runtime.clab.command import ClabCommand, clab_inspect_nodes, missing_message
 from twin.runtime.clab.topology import clab_topology, dump_yaml, node_files
-from twin.runtime.protocol import ProgressFn, StartedFn
+from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn
 from twin.stages.render.write import write_tree
 from twin.switch.frr_daemons import EVENT_LOG
 
@@ -145,13 +145,14 @@ class ClabRuntime:
     def labs(self) -> list[str]:
         return sorted(set(wiring.netns_labs()) | set(containers.docker_labs()))
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
+           on_created: CreatedFn | None = None) -> LabState:
         if not self.clab.available():
             raise TwinError(missing_message())
         plan = self.images.check_plan(plan)
         self.images.ready(progress)
         return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates,
-                        on_started)
+                        on_started, on_created)
 
     def down(self, lab: str) -> list[str]:
         removed = []

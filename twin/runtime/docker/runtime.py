@@ -37,7 +37,7 @@ from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
 from twin.runtime.bringup import NodeStart, bring_up, start_linux_node, tear_down
-from twin.runtime.protocol import ProgressFn, StartedFn
+from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn
 from twin.switch.frr_daemons import daemon_env
 
 CAPABILITIES = ["NET_ADMIN", "NET_RAW", "SYS_ADMIN"]
@@ -153,11 +153,12 @@ class DockerRuntime:
     def labs(self) -> list[str]:
         return sorted(set(wiring.netns_labs()) | set(containers.docker_labs()))
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None) -> LabState:
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
+           on_created: CreatedFn | None = None) -> LabState:
         plan = self.images.check_plan(plan)
         self.images.ready(progress)
         return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates,
-                        on_started)
+                        on_started, on_created)
 
     def down(self, lab: str) -> list[str]:
         return tear_down(lab, self.placement)
