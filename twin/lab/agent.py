@@ -34,8 +34,7 @@ def prestart_agent(lab: str) -> subprocess.Popen[bytes]:
     Started after them instead, its imports (0.5 CPU-s) took 18 s at 64 x 128, where 192 bgpds
     converging leave a new process next to no CPU; at nice 19 they use only what the launch leaves
     idle, and the agent returns to the normal priority when its settings arrive."""
-    return _spawn(lab, ["nice", "-n", "19", sys.executable, "-m", "twin.switch.agent", "--run-dir",
-                        str(lab_dir(lab)), "--await-settings"])
+    return _spawn(lab, ahead=True)
 
 
 def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
@@ -86,13 +85,16 @@ def restart_agent(lab: str, stall: float = STALL_S) -> None:
     _await_ready(lab, _spawn(lab), stall)
 
 
-def _spawn(lab: str, argv: list[str] | None = None) -> subprocess.Popen[bytes]:
+def _spawn(lab: str, ahead: bool = False) -> subprocess.Popen[bytes]:
+    """The agent process; `ahead`: started before the switches (prestart_agent)."""
     run_dir = lab_dir(lab)
     (run_dir / "agent.ready").unlink(missing_ok=True)
     (run_dir / PROGRESS).unlink(missing_ok=True)
+    argv = [sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)]
+    if ahead:
+        argv = ["nice", "-n", "19", *argv, "--await-settings"]
     with (run_dir / "agent.log").open("ab") as log:
-        proc = subprocess.Popen(argv or [sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)],
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     (run_dir / "agent.pid").write_text(str(proc.pid))  # `nice` execs the agent: the pid is the agent's
     return proc
 

@@ -19,9 +19,7 @@ T = TypeVar("T")
 
 def start_many(items: Sequence[T], start: Callable[[T], object]) -> None:
     """`start(item)` for every item, AT_ONCE at a time; the first failure is raised once all ran."""
-    if len(items) <= 1:
-        for item in items:
-            start(item)
+    if not items:
         return
     with ThreadPoolExecutor(max_workers=min(AT_ONCE, len(items)), thread_name_prefix="start") as pool:
         done = [pool.submit(start, item) for item in items]
