@@ -55,26 +55,58 @@ def receive(sock: socket.socket) -> list[bytes]:
             return out
 
 
+class Dumper:
+    """Full dumps (RTM_GETLINK, RTM_GETROUTE) from one namespace, on one socket made there at the
+    first dump and kept: a switch's counters are dumped once a second, and making a socket in a
+    namespace takes a thread that enters it. A dump that fails closes the socket (the next makes
+    a new one), so no half-read reply is ever taken for the next one's."""
+
+    def __init__(self, netns: str) -> None:
+        self.netns = netns
+        self.sock: socket.socket | None = None
+        self.seq = 0
+
+    def dump(self, kind: int, family: int = AF_INET) -> list[Message]:
+        if self.sock is None:
+            self.sock = open_socket(self.netns, groups=0)
+            self.sock.setblocking(True)
+            self.sock.settimeout(10)
+        self.seq += 1
+        try:
+            return _dump_on(self.sock, self.netns, kind, family, self.seq)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
 def dump(netns: str, kind: int, family: int = AF_INET) -> list[Message]:
-    """A full dump (RTM_GETLINK or RTM_GETROUTE) from `netns`, on a socket of its own."""
-    sock = open_socket(netns, groups=0)
-    sock.setblocking(True)
-    sock.settimeout(10)
+    """One full dump from `netns`, on a socket of its own."""
+    dumper = Dumper(netns)
     try:
-        if kind == RTM_GETROUTE:  # struct rtmsg
-            body = struct.pack("=BBBBBBBBI", family, 0, 0, 0, 0, 0, 0, 0, 0)
-        else:  # struct ifinfomsg
-            body = struct.pack("=BxHiII", 0, 0, 0, 0, 0)
-        header = struct.pack("=LHHLL", 16 + len(body), kind, NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
-        sock.send(header + body)
-        out: list[Message] = []
-        while True:
-            msgs = decode(sock.recv(RECV_BYTES))
-            for msg in msgs:
-                if msg["header"]["type"] == 3:  # NLMSG_DONE
-                    return out
-                if msg["header"]["type"] == 2:  # NLMSG_ERROR
-                    raise OSError(f"netlink dump {kind} failed in {netns}")
-                out.append(msg)
+        return dumper.dump(kind, family)
     finally:
-        sock.close()
+        dumper.close()
+
+
+def _dump_on(sock: socket.socket, netns: str, kind: int, family: int, seq: int) -> list[Message]:
+    if kind == RTM_GETROUTE:  # struct rtmsg
+        body = struct.pack("=BBBBBBBBI", family, 0, 0, 0, 0, 0, 0, 0, 0)
+    else:  # struct ifinfomsg
+        body = struct.pack("=BxHiII", 0, 0, 0, 0, 0)
+    header = struct.pack("=LHHLL", 16 + len(body), kind, NLM_F_REQUEST | NLM_F_DUMP, seq, 0)
+    sock.send(header + body)
+    out: list[Message] = []
+    while True:
+        for msg in decode(sock.recv(RECV_BYTES)):
+            if msg["header"]["sequence_number"] != seq:
+                continue
+            if msg["header"]["type"] == 3:  # NLMSG_DONE
+                return out
+            if msg["header"]["type"] == 2:  # NLMSG_ERROR
+                raise OSError(f"netlink dump {kind} failed in {netns}")
+            out.append(msg)

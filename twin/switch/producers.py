@@ -9,9 +9,11 @@
   kernel routes), and none through eth0 (SONiC keeps management in its own VRF);
 - bgpmon: STATE_DB `NEIGH_STATE_TABLE|<peer>` {state, peerType}. bgpmon asks FRR again when
   frr.log changed (checked every 15 s on SONiC); twin checks every 20 ms and also on every
-  kernel event, and once a second regardless;
+  kernel event, and once a second while a session is not Established (the states a session
+  passes through on its way up are not logged; leaving Established is);
 - BFD_SESSION_TABLE `default|<interface>|<peer>` {state, local_addr, type, multiplier,
-  rx_interval, tx_interval} from bfdd, asked at the same moments;
+  rx_interval, tx_interval} from bfdd, asked at the same moments and once a second (bfdd logs
+  no state change);
 - the flex counter poller: COUNTERS_DB `COUNTERS_PORT_NAME_MAP` (port -> oid) and
   `COUNTERS:<oid>` SAI_PORT_STAT_* counters, once a second (SONiC's PORT_STAT interval).
 Each writes only rows that changed, in one pipeline, and deletes rows that went away.
@@ -202,6 +204,8 @@ class SwitchProducers:
         self.counters = TableWriter(db, "COUNTERS_DB", "COUNTERS")
         self.bgpd, self.bfdd = Vty(rundir, "bgpd"), Vty(rundir, "bfdd")
         self.sock: socket.socket | None = None
+        self.dumper = netlink.Dumper(netns)
+        self._log = str(rundir / "frr.log")  # looked at every 20 ms: the path is made once
         self._log_seen: tuple[float, int] | None = None
 
     # -- start ------------------------------------------------------------------------------
@@ -222,9 +226,9 @@ class SwitchProducers:
         for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters):
             writer.clear()
         batch = Batch(self.db)
-        for msg in netlink.dump(self.netns, netlink.RTM_GETLINK):
+        for msg in self.dumper.dump(netlink.RTM_GETLINK):
             self._link(msg, batch)
-        for msg in netlink.dump(self.netns, netlink.RTM_GETROUTE):
+        for msg in self.dumper.dump(netlink.RTM_GETROUTE):
             self._route(msg, batch)
         batch.execute()
         ports = sorted((n for n in self.ifnames.values() if is_port(n)),
@@ -293,7 +297,7 @@ class SwitchProducers:
 
     def resync_kernel(self, batch: Batch) -> None:
         """Links and routes read whole again; rows that went away are deleted."""
-        links = netlink.dump(self.netns, netlink.RTM_GETLINK)
+        links = self.dumper.dump(netlink.RTM_GETLINK)
         self.ifnames = {m["index"]: m.get_attr("IFLA_IFNAME") for m in links if m.get_attr("IFLA_IFNAME")}
         state, appl = {}, {}
         for msg in links:
@@ -302,7 +306,7 @@ class SwitchProducers:
                 state[name], appl[name] = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
         self.state_ports.sync(state, batch)
         self.appl_ports.sync(appl, batch)
-        routes = dict(entry for msg in netlink.dump(self.netns, netlink.RTM_GETROUTE)
+        routes = dict(entry for msg in self.dumper.dump(netlink.RTM_GETROUTE)
                       if msg["table"] == RT_TABLE_MAIN and (entry := route_row(msg, self.ifnames)) is not None)
         self.routes.sync(routes, batch)
 
@@ -311,7 +315,7 @@ class SwitchProducers:
     def frr_log_changed(self) -> bool:
         """True when frr.log changed since the last look (bgpmon's activity test)."""
         try:
-            st = os.stat(self.rundir / "frr.log")
+            st = os.stat(self._log)
             seen = (st.st_mtime, st.st_size)
         except OSError:
             return False
@@ -319,12 +323,24 @@ class SwitchProducers:
         self._log_seen = seen
         return changed
 
-    def poll_frr(self) -> None:
-        """Ask bgpd and bfdd now and write what changed (bgpmon; BFD sessions)."""
+    def bgp_settled(self) -> bool:
+        """Every BGP session was Established when bgpd was last asked. From there every change is
+        logged (`bgp log-neighbor-changes`, which SONiC renders), so bgpd need not be asked again
+        until frr.log changes, which is when bgpmon asks; a session on its way up passes through
+        states FRR logs nothing of (Connect, Active, OpenSent)."""
+        rows = self.neighbors.rows
+        return bool(rows) and all(row["state"] == "Established" for row in rows.values())
+
+    def runs_bfdd(self) -> bool:
+        return (self.rundir / "bfdd.vty").exists()
+
+    def poll_frr(self, bgp: bool = True) -> None:
+        """Ask bgpd (unless not `bgp`) and bfdd now and write what changed (bgpmon; BFD sessions)."""
         batch = Batch(self.db)
-        with contextlib.suppress(OSError, VtyError):  # bgpd not running (yet): keep the last states, as bgpmon
-            self.neighbors.sync(neigh_rows(self.bgpd.json("show bgp summary json")), batch)
-        if (self.rundir / "bfdd.vty").exists():
+        if bgp:
+            with contextlib.suppress(OSError, VtyError):  # bgpd not running (yet): keep the last states, as bgpmon
+                self.neighbors.sync(neigh_rows(self.bgpd.json("show bgp summary json")), batch)
+        if self.runs_bfdd():
             with contextlib.suppress(OSError, VtyError):
                 self.bfd.sync(bfd_rows(self.bfdd.json("show bfd peers json")), batch)
         batch.execute()
@@ -334,7 +350,7 @@ class SwitchProducers:
     def poll_counters(self) -> None:
         batch = Batch(self.db)
         rows = {port_oid(name): counter_row(msg.get_attr("IFLA_STATS64"))
-                for msg in netlink.dump(self.netns, netlink.RTM_GETLINK)
+                for msg in self.dumper.dump(netlink.RTM_GETLINK)
                 if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
         self.counters.sync(rows, batch)
         batch.execute()
@@ -342,5 +358,6 @@ class SwitchProducers:
     def close(self) -> None:
         if self.sock is not None:
             self.sock.close()
+        self.dumper.close()
         self.bgpd.close()
         self.bfdd.close()

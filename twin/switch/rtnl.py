@@ -71,9 +71,9 @@ class Nexthop:
 class Message:
     """One decoded message; header and body fields by pyroute2's names."""
 
-    def __init__(self, kind: int, fields: dict[str, Any], attrs: dict[int, bytes]) -> None:
+    def __init__(self, kind: int, fields: dict[str, Any], attrs: dict[int, bytes], seq: int = 0) -> None:
         self.fields = fields
-        self.fields["header"] = {"type": kind}
+        self.fields["header"] = {"type": kind, "sequence_number": seq}
         self.fields["event"] = EVENTS.get(kind, str(kind))
         self.attrs = attrs
 
@@ -130,20 +130,20 @@ def parse(data: bytes) -> list[Message]:
     out: list[Message] = []
     pos = 0
     while pos + _NLMSGHDR.size <= len(data):
-        length, kind, _flags, _seq, _pid = _NLMSGHDR.unpack_from(data, pos)
+        length, kind, _flags, seq, _pid = _NLMSGHDR.unpack_from(data, pos)
         if length < _NLMSGHDR.size:
             break
         body, end = pos + _NLMSGHDR.size, pos + length
         if kind in (16, 17):
             family, iftype, index, flags, change = _IFINFOMSG.unpack_from(data, body)
             out.append(Message(kind, {"family": family, "ifi_type": iftype, "index": index, "flags": flags,
-                                      "change": change}, _attrs(data, body + _IFINFOMSG.size, end)))
+                                      "change": change}, _attrs(data, body + _IFINFOMSG.size, end), seq))
         elif kind in (24, 25):
             family, dst_len, src_len, tos, table, proto, scope, rtype, flags = _RTMSG.unpack_from(data, body)
             out.append(Message(kind, {"family": family, "dst_len": dst_len, "src_len": src_len, "tos": tos,
                                       "table": table, "proto": proto, "scope": scope, "type": rtype,
-                                      "flags": flags}, _attrs(data, body + _RTMSG.size, end)))
+                                      "flags": flags}, _attrs(data, body + _RTMSG.size, end), seq))
         elif kind in (NLMSG_ERROR, NLMSG_DONE):
-            out.append(Message(kind, {}, {}))
+            out.append(Message(kind, {}, {}, seq))
         pos += _align(length)
     return out

@@ -3,7 +3,8 @@
 Per switch: a config daemon thread following CONFIG_DB keyspace events (twin.switch.cfgmgr), and
 its state producers (twin.switch.producers) served by one shared event loop: one selector over
 every switch's rtnetlink socket, bgpmon's log check every 20 ms, a refresh of FRR's view once a
-second, and the counters of one switch at a time so each is read about once a second.
+second where something FRR does not log may change (a session not yet Established, any BFD
+session), and the counters of one switch at a time so each is read about once a second.
 
 Asking FRR and reading counters is paid from a budget (PollBudget): at most a quarter of the wall
 clock. A few switches changing at once (a drill) are each asked within 20 ms; when every switch of
@@ -15,6 +16,7 @@ so the agent never takes the CPU the fabric's daemons need to converge. SONiC's 
 
 from __future__ import annotations
 
+import functools
 import logging
 import selectors
 import threading
@@ -28,7 +30,7 @@ from twin.switch.start_many import start_many
 
 LOG_CHECK_S = 0.02  # how often frr.log is looked at (bgpmon: 15 s)
 MIN_FRR_GAP_S = 0.02  # at most one FRR query per switch this often, however many events arrive
-REFRESH_S = 1.0  # FRR's view is read this often even without events (BFD state changes log nothing)
+REFRESH_S = 1.0  # FRR's view is read this often without events where not all would be logged (SwitchProducers)
 COUNTERS_S = 1.0  # SONiC's PORT_STAT flex counter interval
 POLL_DUTY = 0.25  # the share of the wall clock the loop may spend asking FRR and reading counters
 POLL_BURST_S = 0.25  # polling time saved up while idle, for a burst of changes
@@ -58,8 +60,17 @@ class PollBudget:
 @dataclass
 class _Due:
     producers: SwitchProducers
-    frr_due: bool = True
+    frr_due: bool = True   # bgpd and bfdd to be asked
+    bfd_due: bool = False  # bfdd to be asked (the refresh of a switch whose BGP sessions are all up)
     last_frr: float = 0.0
+
+    def refresh(self) -> None:
+        """Ask again what may have changed without a log line: bgpd while a session is on its way
+        up, bfdd always (it logs no state change). An idle fabric's bgpds are not asked."""
+        if not self.producers.bgp_settled():
+            self.frr_due = True
+        elif self.producers.runs_bfdd():
+            self.bfd_due = True
 
     def kernel_events(self) -> None:
         """Handle the switch's kernel events; FRR is asked again after any (a link or route
@@ -107,7 +118,7 @@ class StateLoop:
             if now >= next_refresh:
                 next_refresh = now + REFRESH_S
                 for item in self.items:
-                    item.frr_due = True
+                    item.refresh()
             self.ask_frr(now)
             if self.items and now >= next_counter and self.budget.allows():
                 next_counter = now + counter_gap
@@ -121,12 +132,13 @@ class StateLoop:
         for item in self.due_frr(now):
             if not self.budget.allows():
                 break
-            item.frr_due, item.last_frr = False, now
-            self._paid(item, item.producers.poll_frr)
+            bgp = item.frr_due
+            item.frr_due, item.bfd_due, item.last_frr = False, False, now
+            self._paid(item, functools.partial(item.producers.poll_frr, bgp=bgp))
 
     def due_frr(self, now: float) -> list[_Due]:
         """Switches to ask FRR now, the longest-waiting first (each at most every MIN_FRR_GAP_S)."""
-        due = [i for i in self.items if i.frr_due and now - i.last_frr >= MIN_FRR_GAP_S]
+        due = [i for i in self.items if (i.frr_due or i.bfd_due) and now - i.last_frr >= MIN_FRR_GAP_S]
         return sorted(due, key=lambda i: i.last_frr)
 
     def _paid(self, item: _Due, fn: Callable[[], object]) -> None:

@@ -1,0 +1,146 @@
+"""The agent's state loop asks FRR only where something unlogged may have changed, and a switch's
+netlink dumps share one socket that never takes a stale reply for the current dump."""
+
+from __future__ import annotations
+
+import socket
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
+
+from twin.switch import netlink
+from twin.switch.producers import SwitchProducers, TableWriter
+from twin.switch.switchd import StateLoop
+
+
+class FakeProducers:
+    """What the loop calls on a switch's producers, recording the FRR polls."""
+
+    def __init__(self, name: str, settled: bool, bfdd: bool) -> None:
+        self.name, self.settled, self.bfdd = name, settled, bfdd
+        self.polls: list[bool] = []
+
+    def bgp_settled(self) -> bool:
+        return self.settled
+
+    def runs_bfdd(self) -> bool:
+        return self.bfdd
+
+    def poll_frr(self, bgp: bool = True) -> None:
+        self.polls.append(bgp)
+
+
+def _loop(*producers: FakeProducers) -> StateLoop:
+    return StateLoop(producers)  # type: ignore[arg-type]
+
+
+def test_the_refresh_asks_bgpd_only_while_a_session_is_on_its_way_up() -> None:
+    up = FakeProducers("leaf1", settled=True, bfdd=False)
+    coming = FakeProducers("leaf2", settled=False, bfdd=False)
+    up_bfd = FakeProducers("leaf3", settled=True, bfdd=True)
+    loop = _loop(up, coming, up_bfd)
+    now = 100.0
+    loop.ask_frr(now)  # the first look: every switch, bgpd included
+    assert up.polls == coming.polls == up_bfd.polls == [True]
+    for item in loop.items:
+        item.refresh()
+    loop.ask_frr(now + 1)
+    assert up.polls == [True]                   # all sessions up, nothing logged: bgpd not asked
+    assert coming.polls == [True, True]         # a session not Established: asked again
+    assert up_bfd.polls == [True, False]        # bfdd asked (it logs nothing), bgpd not
+
+
+def test_a_logged_change_asks_a_settled_switch_s_bgpd_again() -> None:
+    up = FakeProducers("spine1", settled=True, bfdd=False)
+    loop = _loop(up)
+    loop.ask_frr(100.0)
+    loop.items[0].refresh()
+    loop.ask_frr(101.0)
+    assert up.polls == [True]
+    loop.items[0].frr_due = True  # what frr.log changing or a kernel event sets
+    loop.ask_frr(102.0)
+    assert up.polls == [True, True]
+
+
+def _producers(tmp_path: Path) -> SwitchProducers:
+    return SwitchProducers("leaf1", "tw.x.leaf1", tmp_path, db=None)  # type: ignore[arg-type]
+
+
+def test_settled_means_every_known_session_established(tmp_path: Path) -> None:
+    p = _producers(tmp_path)
+    assert not p.bgp_settled()  # nothing known yet: asked until bgpd answers
+    p.neighbors = TableWriter(None, "STATE_DB", "NEIGH_STATE_TABLE",  # type: ignore[arg-type]
+                              rows={"10.0.0.0": {"state": "Established"}, "10.0.0.2": {"state": "Active"}})
+    assert not p.bgp_settled()
+    p.neighbors.rows["10.0.0.2"] = {"state": "Established"}
+    assert p.bgp_settled()
+    assert not p.runs_bfdd()
+    (tmp_path / "bfdd.vty").touch()
+    assert p.runs_bfdd()
+
+
+def _link(seq: int, index: int) -> bytes:
+    msg = ifinfmsg()
+    msg["header"]["type"], msg["header"]["flags"], msg["header"]["sequence_number"] = 16, 2, seq
+    msg["family"], msg["index"], msg["flags"], msg["change"] = 0, index, 1, 0
+    msg["attrs"] = [("IFLA_IFNAME", f"Ethernet{index}")]
+    msg.encode()
+    return bytes(msg.data)
+
+
+def _done(seq: int) -> bytes:
+    return struct.pack("=LHHLLi", 20, 3, 2, seq, 0, 0)
+
+
+def test_a_dump_skips_what_an_earlier_dump_left_on_its_socket() -> None:
+    ours, kernel = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with ours, kernel:
+        kernel.send(_link(1, 4) + _done(1))         # a reply to dump 1, never read
+        kernel.send(_link(2, 8) + _link(2, 12) + _done(2))
+        msgs = netlink._dump_on(ours, "tw.x.leaf1", netlink.RTM_GETLINK, netlink.AF_INET, seq=2)
+        request = kernel.recv(100)
+    assert [m["index"] for m in msgs] == [8, 12]
+    assert struct.unpack_from("=LHHLL", request)[1:4] == (netlink.RTM_GETLINK, 0x301, 2)
+
+
+def test_a_switch_dumps_on_one_socket_and_makes_another_after_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[Any] = []
+
+    class Sock:
+        def __init__(self) -> None:
+            self.closed = False
+
+        def setblocking(self, flag: bool) -> None: ...
+
+        def settimeout(self, t: float) -> None: ...
+
+        def close(self) -> None:
+            self.closed = True
+
+    def open_socket(netns: str, groups: int = 0) -> Sock:
+        made.append(Sock())
+        return made[-1]
+
+    answers: list[Any] = [[], [], OSError("gone"), []]
+
+    def dump_on(sock: Any, netns: str, kind: int, family: int, seq: int) -> list[Any]:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return [seq]
+
+    monkeypatch.setattr(netlink, "open_socket", open_socket)
+    monkeypatch.setattr(netlink, "_dump_on", dump_on)
+    dumper = netlink.Dumper("tw.x.leaf1")
+    assert dumper.dump(netlink.RTM_GETLINK) == [1]
+    assert dumper.dump(netlink.RTM_GETROUTE) == [2]
+    assert len(made) == 1
+    with pytest.raises(OSError):
+        dumper.dump(netlink.RTM_GETLINK)
+    assert made[0].closed and dumper.sock is None
+    assert dumper.dump(netlink.RTM_GETLINK) == [4]  # a fresh socket; sequence numbers go on
+    assert len(made) == 2
+
