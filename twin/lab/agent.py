@@ -28,12 +28,15 @@ START_LIMIT_S = 900.0
 
 
 def prestart_agent(lab: str) -> subprocess.Popen[bytes]:
-    """Start the lab's agent before its switches, idle: it imports its modules at the lowest CPU
-    priority, then waits for agent.json, which start_agent writes once the switches run.
+    """Start the lab's agent before its switches, idle: it imports its modules at nice 19, then
+    waits for agent.json, which start_agent writes once the switches run.
 
     Started after them instead, its imports (0.5 CPU-s) took 18 s at 64 x 128, where 192 bgpds
-    converging leave a new process next to no CPU; at nice 19 they use only what the launch leaves
-    idle, and the agent returns to the normal priority when its settings arrive."""
+    converging leave a new process next to no CPU; started ahead, they are done while the switches
+    launch. The agent returns to the normal priority when its settings arrive. Nice 19 yields to
+    the daemons only where the kernel's autogroup scheduling is off: with it on (Debian's default),
+    the agent's own session is a scheduling group of its own, as is each daemonized FRR daemon, and
+    the nice value weighs only among the agent's own threads."""
     return _spawn(lab, ahead=True)
 
 
