@@ -1,5 +1,6 @@
-"""The agent's state loop asks FRR only where something unlogged may have changed, and a switch's
-netlink dumps share one socket that never takes a stale reply for the current dump."""
+"""The agent's state loop asks FRR only where something unlogged may have changed or frr.log was
+written (told by inotify), sleeps between its steps, and a switch's netlink dumps share one socket
+that never takes a stale reply for the current dump."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
 
 from twin.switch import netlink
+from twin.switch.logwatch import LogWatch
 from twin.switch.producers import SwitchProducers, TableWriter
-from twin.switch.switchd import StateLoop
+from twin.switch.switchd import MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
 
 
 class FakeProducers:
@@ -31,6 +33,8 @@ class FakeProducers:
 
     def poll_frr(self, bgp: bool = True) -> None:
         self.polls.append(bgp)
+
+    def close(self) -> None: ...
 
 
 def _loop(*producers: FakeProducers) -> StateLoop:
@@ -63,6 +67,52 @@ def test_a_logged_change_asks_a_settled_switch_s_bgpd_again() -> None:
     loop.items[0].frr_due = True  # what frr.log changing or a kernel event sets
     loop.ask_frr(102.0)
     assert up.polls == [True, True]
+
+
+def test_frr_log_written_is_told_for_its_switch_alone(tmp_path: Path) -> None:
+    a, b, c = (tmp_path / n for n in ("leaf1", "leaf2", "leaf3"))
+    for d in (a, b, c):
+        d.mkdir()
+    (a / "frr.log").write_text("")
+    (b / "frr.log").write_text("")
+    watch: LogWatch[str] = LogWatch()
+    try:
+        for d in (a, b, c):   # leaf3's log does not exist yet
+            watch.add(d / "frr.log", d.name)
+        assert watch.changed() == []
+        with open(a / "frr.log", "a") as f:
+            f.write("%ADJCHANGE: neighbor 10.0.0.0 Down\n")
+            f.flush()
+            f.write("%ADJCHANGE: neighbor 10.0.0.2 Down\n")
+        (b / "bgpd.log").write_text("another file in the same directory\n")
+        assert watch.changed() == ["leaf1"]   # once, however many writes
+        assert watch.changed() == []
+        (c / "frr.log").write_text("made anew\n")
+        (b / "frr.log").write_text("up\n")
+        assert sorted(watch.changed()) == ["leaf2", "leaf3"]
+    finally:
+        watch.close()
+
+
+def test_the_loop_asks_the_switch_whose_log_was_written_and_sleeps_otherwise(tmp_path: Path) -> None:
+    spine, leaf = FakeProducers("spine1", settled=True, bfdd=False), FakeProducers("leaf1", settled=True, bfdd=False)
+    loop = _loop(spine, leaf)
+    try:
+        loop.ask_frr(100.0)
+        assert loop.wait(100.0, deadline=100.5) == 0.5        # nothing due: until the next timed step
+        assert loop.wait(100.0, deadline=99.0) == MIN_WAIT_S   # a step held back is not spun on
+        assert loop.wait(100.0, deadline=200.0) == REFRESH_S
+        (tmp_path / "frr.log").write_text("")
+        loop.logs.add(tmp_path / "frr.log", loop.items[1])
+        (tmp_path / "frr.log").write_text("%ADJCHANGE: neighbor 10.0.0.1 Down\n")
+        ready = [key.data for key, _ in loop.selector.select(timeout=1.0)]
+        assert ready == [loop.logs]
+        loop.on_ready(loop.logs)
+        assert loop.wait(100.0, deadline=100.5) == MIN_FRR_GAP_S
+        loop.ask_frr(100.1)
+        assert spine.polls == [True] and leaf.polls == [True, True]
+    finally:
+        loop.close()
 
 
 def _producers(tmp_path: Path) -> SwitchProducers:

@@ -8,9 +8,10 @@
   events. Only routes a routing daemon installed count (zebra's FPM feed has no connected or
   kernel routes), and none through eth0 (SONiC keeps management in its own VRF);
 - bgpmon: STATE_DB `NEIGH_STATE_TABLE|<peer>` {state, peerType}. bgpmon asks FRR again when
-  frr.log changed (checked every 15 s on SONiC); twin checks every 20 ms and also on every
-  kernel event, and once a second while a session is not Established (the states a session
-  passes through on its way up are not logged; leaving Established is);
+  frr.log changed (checked every 15 s on SONiC); twin asks when frr.log is written (inotify,
+  twin.switch.logwatch) and also on every kernel event, and once a second while a session is
+  not Established (the states a session passes through on its way up are not logged; leaving
+  Established is);
 - BFD_SESSION_TABLE `default|<interface>|<peer>` {state, local_addr, type, multiplier,
   rx_interval, tx_interval} from bfdd, asked at the same moments and once a second (bfdd logs
   no state change);
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import os
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -205,8 +205,7 @@ class SwitchProducers:
         self.bgpd, self.bfdd = Vty(rundir, "bgpd"), Vty(rundir, "bfdd")
         self.sock: socket.socket | None = None
         self.dumper = netlink.Dumper(netns)
-        self._log = str(rundir / "frr.log")  # looked at every 20 ms: the path is made once
-        self._log_seen: tuple[float, int] | None = None
+        self.log_path = rundir / "frr.log"  # every daemon's log: written on each session change
 
     # -- start ------------------------------------------------------------------------------
 
@@ -311,17 +310,6 @@ class SwitchProducers:
         self.routes.sync(routes, batch)
 
     # -- FRR ----------------------------------------------------------------------------------
-
-    def frr_log_changed(self) -> bool:
-        """True when frr.log changed since the last look (bgpmon's activity test)."""
-        try:
-            st = os.stat(self._log)
-            seen = (st.st_mtime, st.st_size)
-        except OSError:
-            return False
-        changed = seen != self._log_seen
-        self._log_seen = seen
-        return changed
 
     def bgp_settled(self) -> bool:
         """Every BGP session was Established when bgpd was last asked. From there every change is

@@ -2,9 +2,11 @@
 
 Per switch: a config daemon thread following CONFIG_DB keyspace events (twin.switch.cfgmgr), and
 its state producers (twin.switch.producers) served by one shared event loop: one selector over
-every switch's rtnetlink socket, bgpmon's log check every 20 ms, a refresh of FRR's view once a
-second where something FRR does not log may change (a session not yet Established, any BFD
-session), and the counters of one switch at a time so each is read about once a second.
+every switch's rtnetlink socket and one inotify descriptor telling which switches' frr.log was
+written (bgpmon's activity test, twin.switch.logwatch), a refresh of FRR's view once a second
+where something FRR does not log may change (a session not yet Established, any BFD session), and
+the counters of one switch at a time so each is read about once a second. Between these the loop
+sleeps.
 
 Asking FRR and reading counters is paid from a budget (PollBudget): at most a quarter of the wall
 clock. A few switches changing at once (a drill) are each asked within 20 ms; when every switch of
@@ -25,11 +27,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from twin.switch.cfgmgr import ConfigDaemon, listen
+from twin.switch.logwatch import LogWatch
 from twin.switch.producers import SwitchProducers
 from twin.switch.start_many import start_many
 
-LOG_CHECK_S = 0.02  # how often frr.log is looked at (bgpmon: 15 s)
 MIN_FRR_GAP_S = 0.02  # at most one FRR query per switch this often, however many events arrive
+MIN_WAIT_S = 0.002  # the loop's shortest sleep
 REFRESH_S = 1.0  # FRR's view is read this often without events where not all would be logged (SwitchProducers)
 COUNTERS_S = 1.0  # SONiC's PORT_STAT flex counter interval
 POLL_DUTY = 0.25  # the share of the wall clock the loop may spend asking FRR and reading counters
@@ -86,12 +89,16 @@ class StateLoop:
         self.items = [_Due(p) for p in producers]
         self.selector = selectors.DefaultSelector()
         self.budget = PollBudget(now=time.monotonic())
+        self.logs: LogWatch[_Due] = LogWatch()
+        self.selector.register(self.logs.fileno(), selectors.EVENT_READ, self.logs)
 
     def start(self, on_each: Callable[[], None] = lambda: None) -> None:
-        """Subscribe to each switch's kernel events (`on_each` after each); run() writes their state."""
+        """Subscribe to each switch's kernel events and frr.log (`on_each` after each); run() writes
+        their state."""
         for item in self.items:
             sock = item.producers.subscribe()
             self.selector.register(sock, selectors.EVENT_READ, item)
+            self.logs.add(item.producers.log_path, item)
             on_each()
 
     def run(self, stop: threading.Event) -> None:
@@ -102,19 +109,13 @@ class StateLoop:
                 return
             self._guard(each, each.producers.write_all)
         now = time.monotonic()
-        next_log = next_refresh = now
+        next_refresh = now
         counter_gap = COUNTERS_S / max(1, len(self.items))
         next_counter, turn = now, 0
         while not stop.is_set():
-            for key, _ in self.selector.select(timeout=LOG_CHECK_S):
-                item: _Due = key.data
-                self._guard(item, item.kernel_events)
+            for key, _ in self.selector.select(timeout=self.wait(now, min(next_refresh, next_counter))):
+                self.on_ready(key.data)
             now = time.monotonic()
-            if now >= next_log:
-                next_log = now + LOG_CHECK_S
-                for item in self.items:
-                    if item.producers.frr_log_changed():
-                        item.frr_due = True
             if now >= next_refresh:
                 next_refresh = now + REFRESH_S
                 for item in self.items:
@@ -125,6 +126,22 @@ class StateLoop:
                 item = self.items[turn % len(self.items)]
                 turn += 1
                 self._paid(item, item.producers.poll_counters)
+
+    def on_ready(self, ready: LogWatch[_Due] | _Due) -> None:
+        """A switch's kernel events, or frr.log written on some switches (FRR asked again there)."""
+        if isinstance(ready, LogWatch):
+            for item in ready.changed():
+                item.frr_due = True
+        else:
+            self._guard(ready, ready.kernel_events)
+
+    def wait(self, now: float, deadline: float) -> float:
+        """How long the loop may sleep: until its next timed step, or MIN_FRR_GAP_S while a switch
+        waits to be asked (for its gap or the budget); never less than MIN_WAIT_S, so a step the
+        budget holds back is not spun on."""
+        if any(i.frr_due or i.bfd_due for i in self.items):
+            return MIN_FRR_GAP_S
+        return min(REFRESH_S, max(MIN_WAIT_S, deadline - now))
 
     def ask_frr(self, now: float) -> None:
         """Ask FRR for the switches that are due, longest-waiting first, while the budget allows."""
@@ -157,6 +174,7 @@ class StateLoop:
     def close(self) -> None:
         for item in self.items:
             item.producers.close()
+        self.logs.close()
         self.selector.close()
 
 
