@@ -27,7 +27,7 @@ from twin.checks.daemons import (
     process_checks,
 )
 from twin.checks.health import evaluate
-from twin.host.processes import netns_processes, read_proc
+from twin.host.processes import ProcessTable, netns_processes, read_proc
 from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab, load_agent_settings
 from twin.model.plan import Plan
@@ -186,6 +186,22 @@ def test_netns_processes_reads_a_fake_proc(tmp_path: Path) -> None:
     assert [(p.pid, p.ns_pid, p.name, p.state, p.alive) for p in found] == [
         (5001, 12, "bgpd", "S", True), (5002, 11, "zebra", "Z", False)]
     assert netns_processes("tw.gone", proc, run) == []
+
+
+def test_one_reading_of_proc_serves_every_namespace(tmp_path: Path) -> None:
+    proc, run = tmp_path / "proc", tmp_path / "netns"
+    run.mkdir()
+    for ns in ("tw.lab1.leaf1", "tw.lab1.spine1"):
+        (run / ns).write_text("")
+    _fake_proc(proc, run / "tw.lab1.leaf1", 5001, "bgpd", 5001)
+    _fake_proc(proc, run / "tw.lab1.spine1", 5002, "bgpd", 5002)
+    _fake_proc(proc, run / "tw.lab1.spine1", 5003, "zebra", 5003)
+    table = ProcessTable(proc, run)
+    _fake_proc(proc, run / "tw.lab1.leaf1", 5004, "zebra", 5004)   # after the reading: not in it
+    assert [p.pid for p in table.netns_processes("tw.lab1.leaf1")] == [5001]
+    assert [p.name for p in table.netns_processes("tw.lab1.spine1")] == ["bgpd", "zebra"]
+    assert table.netns_processes("tw.gone") == []
+    assert [p.pid for p in netns_processes("tw.lab1.leaf1", proc, run)] == [5001, 5004]
 
 
 def test_daemon_facts_from_fake_pid_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mini: Plan,

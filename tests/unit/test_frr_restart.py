@@ -27,6 +27,17 @@ def test_programmed_config_prefers_programmed_json_then_the_saved_config(tmp_pat
         programmed_config(tmp_path / "missing")
 
 
+def test_the_saved_config_is_read_as_config_db_holds_it_and_a_broken_record_is_skipped(tmp_path: Path) -> None:
+    typed = {"DEVICE_METADATA": {"localhost": {"bgp_asn": 65001, "hostname": "leaf1"}},
+             "PORT": {"Ethernet0": {"lanes": "0", "mtu": 9100}}}
+    (tmp_path / "config_db.json").write_text(json.dumps(typed))
+    (tmp_path / "programmed.json").write_text(json.dumps(["not", "a", "config"]))
+    db = programmed_config(tmp_path)   # programmed.json unusable: config_db.json, every value a string
+    assert db["DEVICE_METADATA"]["localhost"]["bgp_asn"] == "65001" and db["PORT"]["Ethernet0"]["mtu"] == "9100"
+    (tmp_path / "programmed.json").write_text(json.dumps(db))
+    assert programmed_config(tmp_path) == db   # written in CONFIG_DB's form, read back as it is
+
+
 def test_only_live_frr_daemons_are_stopped() -> None:
     procs = [Proc(1, 1, "zebra", "S"), Proc(2, 2, "bgpd", "Z"), Proc(3, 3, "redis-server", "S"),
              Proc(4, 4, "vtysh", "S"), Proc(5, 5, "bfdd", "R")]

@@ -14,6 +14,7 @@ from typing import Any
 
 from twin.checks.base import Check, Outputs
 from twin.checks.collect_processes import agent_facts, daemon_facts
+from twin.host.processes import ProcessTable
 from twin.host.rundir import node_dir
 from twin.host.shell import netns_argv, run
 from twin.lab.running import RunningLab
@@ -80,6 +81,8 @@ def collect_local(lab: RunningLab, checks: Iterable[Check[Any]], only: Collectio
                 if only is None or name in only:
                     jobs.append((name, need, probes.get(name) if need == "ping" else None))
 
+    table = ProcessTable() if any(source == "daemons" for _, source, _ in jobs) else None
+
     def one(job: tuple[str, str, Any]) -> tuple[str, str, Any]:
         node, source, arg = job
         if source == "bgp_summary":
@@ -89,7 +92,7 @@ def collect_local(lab: RunningLab, checks: Iterable[Check[Any]], only: Collectio
         if source == "port_table":
             return node, source, SwitchState(state.node(node).netns, node_dir(state.lab, node)).port_table()
         if source == "daemons":
-            return node, source, daemon_facts(state, node)
+            return node, source, daemon_facts(state, node, table)
         if source == "agent":
             return node, source, agent_facts(lab, node)
         if source == "ospf_neighbors":

@@ -7,7 +7,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from twin.host.processes import netns_processes, read_proc
+from twin.host.processes import ProcessTable, netns_processes, read_proc
 from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab
 from twin.model.state import LabState
@@ -22,12 +22,14 @@ def read_pid(path: Path) -> int | None:
         return None
 
 
-def daemon_facts(state: LabState, node: str) -> dict[str, Any]:
-    """The node's pid files (`zebra.pid` -> "zebra": pid) and every process in its namespace."""
+def daemon_facts(state: LabState, node: str, table: ProcessTable | None = None) -> dict[str, Any]:
+    """The node's pid files (`zebra.pid` -> "zebra": pid) and every process in its namespace (from
+    `table` when given: one reading of /proc for many nodes)."""
     rundir = node_dir(state.lab, node)
     pidfiles = {p.stem: pid for p in sorted(rundir.glob("*.pid")) if (pid := read_pid(p)) is not None}
+    ns = state.node(node).netns
     processes = [{"pid": p.pid, "ns_pid": p.ns_pid, "name": p.name, "state": p.state}
-                 for p in netns_processes(state.node(node).netns)]
+                 for p in (table.netns_processes(ns) if table is not None else netns_processes(ns))]
     return {"pidfiles": pidfiles, "processes": processes}
 
 

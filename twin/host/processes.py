@@ -50,19 +50,29 @@ def _inode(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+class ProcessTable:
+    """The host's processes by network namespace, from one pass over /proc: a poll of every node of
+    a large lab asks this once instead of walking /proc once per node (at 64 x 128, 192 walks took
+    1.5 CPU-seconds a poll). A process's status is read only when its namespace is asked for."""
+
+    def __init__(self, proc: Path = PROC, netns_dir: Path = NETNS_DIR) -> None:
+        self.proc, self.netns_dir = proc, netns_dir
+        self.pids: dict[tuple[int, int], list[int]] = {}
+        for entry in proc.iterdir():
+            if entry.name.isdigit() and (ns := _inode(entry / "ns" / "net")) is not None:
+                self.pids.setdefault(ns, []).append(int(entry.name))
+
+    def netns_processes(self, netns: str) -> list[Proc]:
+        """Every process whose network namespace is `netns` (empty when the namespace is gone)."""
+        want = _inode(self.netns_dir / netns)
+        if want is None:
+            return []
+        return [found for pid in sorted(self.pids.get(want, ())) if (found := read_proc(pid, self.proc)) is not None]
+
+
 def netns_processes(netns: str, proc: Path = PROC, netns_dir: Path = NETNS_DIR) -> list[Proc]:
     """Every process whose network namespace is `netns` (empty when the namespace is gone)."""
-    want = _inode(netns_dir / netns)
-    if want is None:
-        return []
-    out = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit() or _inode(entry / "ns" / "net") != want:
-            continue
-        found = read_proc(int(entry.name), proc)
-        if found is not None:
-            out.append(found)
-    return out
+    return ProcessTable(proc, netns_dir).netns_processes(netns)
 
 
 def memory_kib(pid: int, proc: Path = PROC) -> dict[str, int]:

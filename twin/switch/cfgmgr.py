@@ -34,6 +34,23 @@ from twin.switch.kernel import kernel_changes
 from twin.switch.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_key
 
 PROGRAMMED = "programmed.json"
+
+
+def load_programmed(rundir: Path) -> ConfigDb | None:
+    """What a switch's config daemon last programmed, as CONFIG_DB holds it: programmed.json, which
+    is written in that form (by `twin up` and the config daemon), read as it is; else the saved
+    config_db.json, converted (at 64 x 128 converting both took the agent's start 1.3 CPU-seconds).
+    None when neither is readable."""
+    try:
+        db = configdb.load(rundir / PROGRAMMED)
+        if isinstance(db, dict) and all(isinstance(rows, dict) for rows in db.values()):
+            return db
+    except (OSError, ValueError):
+        pass
+    try:
+        return as_stored(configdb.load(rundir / "config_db.json"))
+    except (OSError, ValueError, AttributeError):
+        return None
 FRR_RELOAD = Path("/usr/lib/frr/frr-reload.py")  # Debian's frr-pythontools
 PROTOCOL_ROUTE_MAP = re.compile(r"ip(?:v6)? protocol \S+ route-map \S+")
 KEYSPACE = "__keyspace@4__:"  # CONFIG_DB is database 4
@@ -61,12 +78,7 @@ class ConfigDaemon:
         return self.rundir / PROGRAMMED
 
     def _load_programmed(self) -> ConfigDb:
-        for path in (self.programmed_path, self.rundir / "config_db.json"):
-            try:
-                return as_stored(configdb.load(path))
-            except (OSError, ValueError, AttributeError):
-                continue
-        return {}
+        return load_programmed(self.rundir) or {}
 
     def _save_programmed(self) -> None:
         tmp = self.programmed_path.with_suffix(".tmp")

@@ -25,13 +25,11 @@ from pathlib import Path
 
 from twin.host.processes import Proc, netns_processes, stop_processes
 from twin.model.errors import RuntimeBackendError
-from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
 from twin.stages.render.frr import render_frr
-from twin.switch.cfgmgr import PROGRAMMED
+from twin.switch.cfgmgr import PROGRAMMED, load_programmed
 from twin.switch.frr_daemons import KNOWN, launch_frr, load_frr
 from twin.switch.reboot import Launch
-from twin.switch.sonic_redis import as_stored
 
 ATTEMPTS = 3  # restarts from a programmed.json that changed meanwhile, before giving up
 log = logging.getLogger("twin.frr_restart")
@@ -51,11 +49,9 @@ class FrrRestart:
 def programmed_config(rundir: Path) -> ConfigDb:
     """What the switch's config daemon last programmed (programmed.json), as it reads it at start:
     the saved config_db.json when nothing was recorded."""
-    for path in (rundir / PROGRAMMED, rundir / "config_db.json"):
-        try:
-            return as_stored(configdb.load(path))
-        except (OSError, ValueError, AttributeError):
-            continue
+    db = load_programmed(rundir)
+    if db is not None:
+        return db
     raise RuntimeBackendError(f"{rundir.name}: neither {PROGRAMMED} nor config_db.json is readable in {rundir}")
 
 
