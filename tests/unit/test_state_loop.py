@@ -94,6 +94,26 @@ def test_frr_log_written_is_told_for_its_switch_alone(tmp_path: Path) -> None:
         watch.close()
 
 
+def test_a_lost_event_queue_asks_every_switch(tmp_path: Path) -> None:
+    dirs = [tmp_path / n for n in ("leaf1", "leaf2", "leaf3")]
+    for d in dirs:
+        d.mkdir()
+        (d / "frr.log").write_text("")
+    watch: LogWatch[str] = LogWatch()
+    try:
+        for d in dirs:
+            watch.add(d / "frr.log", d.name)
+        queue = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+        with open(dirs[0] / "frr.log", "a") as one, open(dirs[1] / "frr.log", "a") as two:  # not leaf3's
+            for i in range(queue + 10):   # alternating, so the kernel cannot merge the events
+                log = (one, two)[i % 2]
+                log.write("x")
+                log.flush()
+        assert sorted(watch.changed()) == ["leaf1", "leaf2", "leaf3"]   # which were written is unknown
+    finally:
+        watch.close()
+
+
 def test_the_loop_asks_the_switch_whose_log_was_written_and_sleeps_otherwise(tmp_path: Path) -> None:
     spine, leaf = FakeProducers("spine1", settled=True, bfdd=False), FakeProducers("leaf1", settled=True, bfdd=False)
     loop = _loop(spine, leaf)

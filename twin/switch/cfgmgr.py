@@ -34,6 +34,14 @@ from twin.switch.kernel import kernel_changes
 from twin.switch.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_key
 
 PROGRAMMED = "programmed.json"
+FRR_RELOAD = Path("/usr/lib/frr/frr-reload.py")  # Debian's frr-pythontools
+PROTOCOL_ROUTE_MAP = re.compile(r"ip(?:v6)? protocol \S+ route-map \S+")
+KEYSPACE = "__keyspace@4__:"  # CONFIG_DB is database 4
+log = logging.getLogger("twin.cfgmgr")
+
+
+class ProgramError(Exception):
+    """The kernel or FRR refused part of a change."""
 
 
 def load_programmed(rundir: Path) -> ConfigDb | None:
@@ -51,14 +59,6 @@ def load_programmed(rundir: Path) -> ConfigDb | None:
         return as_stored(configdb.load(rundir / "config_db.json"))
     except (OSError, ValueError, AttributeError):
         return None
-FRR_RELOAD = Path("/usr/lib/frr/frr-reload.py")  # Debian's frr-pythontools
-PROTOCOL_ROUTE_MAP = re.compile(r"ip(?:v6)? protocol \S+ route-map \S+")
-KEYSPACE = "__keyspace@4__:"  # CONFIG_DB is database 4
-log = logging.getLogger("twin.cfgmgr")
-
-
-class ProgramError(Exception):
-    """The kernel or FRR refused part of a change."""
 
 
 class ConfigDaemon:

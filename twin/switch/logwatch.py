@@ -35,15 +35,20 @@ class LogWatch(Generic[K]):
         return self._inotify.fd
 
     def changed(self) -> list[K]:
-        """The keys whose files were written since the last call, each once, in the order seen."""
+        """The keys whose files were written since the last call, each once, in the order seen;
+        every key when the kernel's event queue overflowed (what was written is then unknown)."""
         seen: dict[int, K] = {}
         while (event := self._inotify.sync_get()) is not None:
+            if Mask.Q_OVERFLOW in event.mask:
+                for each in self._keys.values():
+                    seen.setdefault(id(each), each)
+                continue
             watch = event.watch
             if watch is None or event.name is None:
                 continue
-            key = self._keys.get((watch.wd, event.name.name))
-            if key is not None:
-                seen.setdefault(id(key), key)
+            found = self._keys.get((watch.wd, event.name.name))
+            if found is not None:
+                seen.setdefault(id(found), found)
         return list(seen.values())
 
     def close(self) -> None:

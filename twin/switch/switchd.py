@@ -113,7 +113,7 @@ class StateLoop:
         counter_gap = COUNTERS_S / max(1, len(self.items))
         next_counter, turn = now, 0
         while not stop.is_set():
-            for key, _ in self.selector.select(timeout=self.wait(now, min(next_refresh, next_counter))):
+            for key, _ in self.selector.select(timeout=self.wait(time.monotonic(), min(next_refresh, next_counter))):
                 self.on_ready(key.data)
             now = time.monotonic()
             if now >= next_refresh:
