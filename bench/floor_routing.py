@@ -41,9 +41,9 @@ Link = tuple[int, int, str, str, str, str]  # the floor's links: spine, leaf, if
 
 def sonic_routing(text: str, node: str, links: list[Link], loopback: str) -> str:
     """The floor's frr.conf of `node` with what twin's rendering adds (see the module's doc)."""
-    ours = {ipa if node.startswith("s") else ipb: (ipb if node.startswith("s") else ipa)
-            for i, j, _, _, ipa, ipb in links if node in (f"s{i}", f"l{j}")}   # local ip -> peer ip
-    local = {peer: me for me, peer in ours.items()}
+    spine = node.startswith("s")
+    local = {(ipb if spine else ipa): (ipa if spine else ipb)                  # peer ip -> own ip
+             for i, j, _, _, ipa, ipb in links if node in (f"s{i}", f"l{j}")}
     out: list[str] = []
     for line in text.splitlines():
         if line == "frr defaults datacenter":
@@ -66,7 +66,7 @@ def sonic_routing(text: str, node: str, links: list[Link], loopback: str) -> str
         if line == " address-family ipv4 unicast":
             out += ["  neighbor PEER_V4 activate", "  neighbor PEER_V4 route-map FROM_BGP_PEER_V4 in",
                     "  neighbor PEER_V4 route-map TO_BGP_PEER_V4 out"]
-            if node.startswith("s"):
+            if spine:
                 out.append(f"  network {loopback}/32")
     return "\n".join(out) + "\n"
 
