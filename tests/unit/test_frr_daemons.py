@@ -11,11 +11,11 @@ from twin.model.errors import RuntimeBackendError
 from twin.switch import frr_daemons
 from twin.switch.frr_daemons import (
     bgp_established,
-    boot_frr,
     daemon_command,
     launch_later,
     parse_daemons_file,
     per_daemon_configs,
+    prepare_boot,
     split_supported,
     switch_daemons,
     vtysh,
@@ -147,31 +147,30 @@ def test_daemon_command_reads_its_config_file_only_when_given(tmp_path: Path) ->
 
 
 @pytest.mark.skipif(shutil.which("vtysh") is None, reason="vtysh (FRR) is not installed")
-def test_boot_frr_starts_each_daemon_with_its_file_and_refuses_bad_config(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_prepared_boot_starts_each_daemon_with_its_file_and_bad_config_is_refused_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     launched: list[list[str]] = []
     monkeypatch.setattr(frr_daemons, "wait_for_sockets", lambda *a, **k: None)
     monkeypatch.setattr(frr_daemons, "split_supported", lambda daemons: (list(daemons), []))
-    assert boot_frr(tmp_path, "ns", ["zebra", "bgpd", "bfdd"], RENDERED, launched.append) == ([], [])
+    boot = prepare_boot(tmp_path, ["zebra", "bgpd", "bfdd"], RENDERED)
+    assert launched == []   # prepared: files written, nothing started
+    assert boot.launch("ns", launched.append) == [] and boot.left == []
     assert [(argv[0].rsplit("/", 1)[1], argv[argv.index("-f") + 1]) for argv in launched] == [
         (d, str(tmp_path / f"{d}.conf")) for d in ("zebra", "bgpd", "bfdd")]
     assert (tmp_path / "frr.conf").read_text().startswith(RENDERED)
     assert "log timestamp precision 6" in (tmp_path / "bgpd.conf").read_text()   # the runtime lines too
     launched.clear()
     # bfdd left for later: its file is written, it starts only with launch_later
-    assert boot_frr(tmp_path, "ns", ["zebra", "bgpd", "bfdd"], RENDERED, launched.append,
-                    later=("bfdd",)) == ([], ["bfdd"])
+    boot = prepare_boot(tmp_path, ["zebra", "bgpd", "bfdd"], RENDERED, later=("bfdd",))
+    assert boot.launch("ns", launched.append) == [] and boot.left == ["bfdd"]
     assert [argv[0].rsplit("/", 1)[1] for argv in launched] == ["zebra", "bgpd"]
     assert "bfd" in (tmp_path / "bfdd.conf").read_text()
     launched.clear()
     launch_later(tmp_path, "ns", ["bfdd"], launched.append)
     assert [(argv[0].rsplit("/", 1)[1], argv[argv.index("-f") + 1]) for argv in launched] == [
         ("bfdd", str(tmp_path / "bfdd.conf"))]
-    launched.clear()
     with pytest.raises(RuntimeBackendError, match=r"FRR rejected .*frr\.conf.*Unknown command"):
-        boot_frr(tmp_path, "ns", ["zebra", "bgpd"], "hostname r1\nrouter bgp 1\n no such command\nexit\n",
-                 launched.append)
-    assert launched == []   # refused before anything started
+        prepare_boot(tmp_path, ["zebra", "bgpd"], "hostname r1\nrouter bgp 1\n no such command\nexit\n")
 
 
 def _summary(*states: str) -> dict[str, object]:

@@ -26,7 +26,8 @@ ORDER = (
     "plan",                 # the lab file loaded, planned and rendered
     "namespaces",           # every node exists (namespace, management address)
     "wiring",               # every link wired
-    "daemon_launch",        # every node's daemons (redis, FRR) running
+    "prepared",             # every node ready to launch (a switch's databases, kernel and checked FRR files)
+    "daemon_launch",        # every node's routing daemons (FRR) running
     "config_applied",       # every node's FRR config loaded
     "agents_ready",         # the lab's gNMI agent serves
     "sessions_established", # every expected BGP session Established

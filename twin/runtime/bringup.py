@@ -1,13 +1,14 @@
 """The bring-up every runtime shares, composed with the runtime's own Placement.
 
 `bring_up`: check the name, recover from a crashed `up`, pick the management subnet, record the
-lab's state before anything exists, create the nodes, wire the links, start every node in
-parallel; on any failure remove everything (`tear_down`). `tear_down`: kill what runs in the lab's
-namespaces, remove what the placement made (containers), the namespaces, the run directory.
+lab's state before anything exists, create the nodes, wire the links, prepare every node, then
+launch every node's daemons, both in parallel; on any failure remove everything (`tear_down`).
+`tear_down`: kill what runs in the lab's namespaces, remove what the placement made (containers),
+the namespaces, the run directory.
 
 What differs between runtimes is a Placement: how nodes come to exist, how links are made and how
-one node is started. Starting a node that runs twin's FRR (switch, router) or a server is shared
-too (`start_linux_node`), given a NodeProcesses: how to run things in that node.
+one node is prepared and launched. Doing that for a node that runs twin's FRR (switch, router) or a
+server is shared too (`prepare_linux_node`), given a NodeProcesses: how to run things in that node.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from __future__ import annotations
 import contextvars
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 from pathlib import Path
@@ -60,11 +62,12 @@ from twin.stages.render.frr import render_frr
 from twin.switch import redis_server
 from twin.switch.cfgmgr import PROGRAMMED
 from twin.switch.frr_daemons import (
-    boot_frr,
+    FrrBoot,
     launch_frr,
     launch_later,
     load_frr,
     node_daemons,
+    prepare_boot,
     wait_bgp_established,
 )
 from twin.switch.kernel import kernel_lines
@@ -85,6 +88,11 @@ class NodeStart:
     held: HeldStart | None = None   # bfdd held until every node has started; None: started at once
 
 
+# A prepared node's launch: starts its routing daemons (or whatever else is its start) and returns
+# warnings and what was run, for `twin up` to report.
+Launch = Callable[[], list[str]]
+
+
 class Placement(Protocol):
     """How one runtime makes a lab's nodes and links exist and starts each node."""
 
@@ -100,8 +108,11 @@ class Placement(Protocol):
     def wire_links(self, lab: str, plan: Plan) -> None:
         ...
 
-    def start_node(self, start: NodeStart) -> list[str]:
-        """Start one node; returns warnings and what was run, for `twin up` to report."""
+    def prepare_node(self, start: NodeStart) -> Launch:
+        """Prepare one node up to its routing daemons (a switch's databases loaded, its kernel
+        programmed, its FRR config checked); returns its launch. Every node is prepared before any
+        launches: what a node needs besides its daemons is done while the CPU is not yet shared
+        with converging bgpds."""
         ...
 
     def remove_nodes(self, lab: str) -> list[str]:
@@ -110,7 +121,7 @@ class Placement(Protocol):
 
 
 class NodeProcesses(Protocol):
-    """How to run things inside a node, for start_linux_node."""
+    """How to run things inside a node, for prepare_linux_node."""
 
     def prepare_rundir(self, lab: str, node: NodePlan, rundir: Path) -> None:
         ...
@@ -214,27 +225,41 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     placement.wire_links(lab, plan)
     phases.reach("wiring")
 
-    started = 0
     recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
     held = HeldStart()
+    launches: dict[str, Launch] = {}
 
-    def one(node: NodePlan) -> list[str]:
+    def prepare(node: NodePlan) -> list[str]:
         with phases.recording(recorder):
-            return placement.start_node(NodeStart(lab, plan, node, kind_of(node, switches),
-                                                  str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates,
-                                                  held))
+            launches[node.name] = placement.prepare_node(NodeStart(
+                lab, plan, node, kind_of(node, switches), str(mgmt_ip.get(node.name, "")), subnet.prefixlen,
+                templates, held))
+        return []
 
-    def tick() -> None:
-        nonlocal started
-        started += 1
-        progress(f"starting nodes ({started}/{nodes})", started, nodes)
+    def launch(node: NodePlan) -> list[str]:
+        with phases.recording(recorder):
+            return launches[node.name]()
 
-    state.notes += parallel(plan.nodes, one, tick)
+    parallel(plan.nodes, prepare, _counter("preparing nodes", nodes, progress))
+    phases.reach("prepared")
+    state.notes += parallel(plan.nodes, launch, _counter("starting nodes", nodes, progress))
     _release(held, state, on_started)
     state.phase = "up"
     save_state(state)
     progress("all nodes started", nodes, nodes)
     return state
+
+
+def _counter(what: str, total: int, progress: ProgressFn) -> Callable[[], None]:
+    """A tick that reports `what (done/total)`."""
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        progress(f"{what} ({done}/{total})", done, total)
+
+    return tick
 
 
 def _release(held: HeldStart, state: LabState, on_started: StartedFn | None) -> None:
@@ -255,29 +280,31 @@ def _release(held: HeldStart, state: LabState, on_started: StartedFn | None) -> 
 
 # -- starting one node that runs Linux: twin's FRR switch, an FRR router, a server --------------
 
-def start_linux_node(start: NodeStart, procs: NodeProcesses) -> list[str]:
-    """Start a server, twin's FRR switch or an imported FRR router, by its kind."""
+def prepare_linux_node(start: NodeStart, procs: NodeProcesses) -> Launch:
+    """Prepare a server, twin's FRR switch or an imported FRR router, by its kind; returns its launch."""
     rundir = node_dir(start.lab, start.node.name)
     rundir.mkdir(parents=True, exist_ok=True)
-    starter = _STARTERS.get(start.kind.facts.boot)
-    if starter is None:
+    preparer = _PREPARERS.get(start.kind.facts.boot)
+    if preparer is None:
         raise RuntimeBackendError(f"{start.node.name}: this runtime cannot start a node of kind "
                                   f"'{start.kind.facts.name}' (boot: {start.kind.facts.boot})")
-    return starter(start, procs, rundir)
+    return preparer(start, procs, rundir)
 
 
-def _start_host(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[str]:
+def _prepare_host(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Launch:
+    """A server's addresses and routes; its `exec:` lines (in order, each once) are its launch."""
     node, ns = start.node, node_netns(start.lab, start.node.name)
     sysctl(ns, start.kind.facts.sysctls)
     if not node.exec:
         ip_batch(server_lines(node), netns=ns)
-        return []
+        return list
     ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces], netns=ns)
-    return [procs.exec_line(start.lab, node, line) for line in node.exec]  # in order, each once
+    return lambda: [procs.exec_line(start.lab, node, line) for line in node.exec]
 
 
-def _start_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[str]:
-    """twin's switch: config_db.json, its databases, the kernel programmed from it, then FRR."""
+def _prepare_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Launch:
+    """twin's switch: config_db.json, its databases, the kernel programmed from it, FRR's config
+    checked and split; FRR is its launch."""
     node, ns = start.node, node_netns(start.lab, start.node.name)
     sysctl(ns, start.kind.facts.sysctls)
     procs.prepare_rundir(start.lab, node, rundir)
@@ -288,11 +315,15 @@ def _start_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[
     conf = render_frr(db, start.templates)
     ifmap = {i.name: i.kernel for i in node.interfaces}
     ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
-    return _start_frr(start, procs, rundir, conf)
+    with _named(node):  # every daemon starts with its own part of twin's rendering (as the floor does)
+        boot = prepare_boot(rundir, node_daemons(node, start.plan.fabric.bfd.enabled), conf,
+                            HELD_DAEMONS if start.held is not None else ())
+    return lambda: _launch_switch(start, procs, rundir, boot)
 
 
-def _start_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[str]:
-    """An imported router running the user's own FRR files."""
+def _prepare_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Launch:
+    """An imported router running the user's own FRR files, loaded by vtysh once its daemons run
+    (vtysh reports all FRR refuses)."""
     node, ns = start.node, node_netns(start.lab, start.node.name)
     sysctl(ns, start.kind.facts.sysctls)
     procs.prepare_rundir(start.lab, node, rundir)
@@ -300,48 +331,55 @@ def _start_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> list[
     conf = userfile.read_text(node.frr_conf)  # checked when the topology was loaded; again here
     ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces]
              + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
-    return _start_frr(start, procs, rundir, conf)
+    return lambda: _launch_router(start, procs, rundir, conf)
 
 
-# a kind's boot -> how it starts (sonic-vs boots in its container: the container runtimes do that)
-_STARTERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], list[str]]] = {
-    "server": _start_host, "twin-switch": _start_switch, "frr": _start_router}
+# a kind's boot -> how it is prepared (sonic-vs boots in its container: the container runtimes do that)
+_PREPARERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], Launch]] = {
+    "server": _prepare_host, "twin-switch": _prepare_switch, "frr": _prepare_router}
 
 
-def _start_frr(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:
-    node = start.node
-    daemons = node_daemons(node, start.plan.fabric.bfd.enabled)
+def _launcher(start: NodeStart, procs: NodeProcesses) -> Callable[[list[str]], None]:
+    return lambda argv: procs.start_daemon(start.lab, start.node, argv)
 
-    def launch(argv: list[str]) -> None:
-        procs.start_daemon(start.lab, node, argv)
 
-    try:
-        if start.kind.facts.boot == "twin-switch":
-            # twin's rendering: every daemon starts with its own part of it (as the floor does)
-            later = HELD_DAEMONS if start.held is not None else ()
-            skipped, left = boot_frr(rundir, node_netns(start.lab, node.name), daemons, conf, launch, later)
-            if left:
-                assert start.held is not None
-                start.held.daemons[node.name] = lambda: _start_later(node.name, rundir, start.lab, left, launch)
-            phases.reach("daemon_launch")
-        else:
-            # an imported router's own files: loaded by vtysh, which reports all FRR refuses
-            skipped = launch_frr(rundir, node_netns(start.lab, node.name), daemons, launch)
-            phases.reach("daemon_launch")
-            load_frr(rundir, conf)
-        phases.reach("config_applied")
-    except RuntimeBackendError as exc:
-        raise RuntimeBackendError(f"{node.name}: {exc}") from None
+def _launch_switch(start: NodeStart, procs: NodeProcesses, rundir: Path, boot: FrrBoot) -> list[str]:
+    node, launch = start.node, _launcher(start, procs)
+    with _named(node):
+        skipped = boot.launch(node_netns(start.lab, node.name), launch)
+    if boot.left:
+        assert start.held is not None
+        start.held.daemons[node.name] = lambda: _start_later(node.name, rundir, start.lab, boot.left, launch)
+    phases.reach("daemon_launch")
+    phases.reach("config_applied")
     return [f"{node.name}: {w}" for w in skipped]
+
+
+def _launch_router(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:
+    node = start.node
+    with _named(node):
+        skipped = launch_frr(rundir, node_netns(start.lab, node.name),
+                             node_daemons(node, start.plan.fabric.bfd.enabled), _launcher(start, procs))
+        phases.reach("daemon_launch")
+        load_frr(rundir, conf)
+    phases.reach("config_applied")
+    return [f"{node.name}: {w}" for w in skipped]
+
+
+@contextmanager
+def _named(node: NodePlan | str) -> Iterator[None]:
+    """A RuntimeBackendError raised inside names the node."""
+    try:
+        yield
+    except RuntimeBackendError as exc:
+        raise RuntimeBackendError(f"{node if isinstance(node, str) else node.name}: {exc}") from None
 
 
 def _start_later(name: str, rundir: Path, lab: str, daemons: list[str], launch: Callable[[list[str]], None]) -> None:
     """The daemons held back (HELD_DAEMONS), once the switch's BGP sessions are up (or BGP_SETTLE_S passed)."""
     wait_bgp_established(rundir, BGP_SETTLE_S)
-    try:
+    with _named(name):
         launch_later(rundir, node_netns(lab, name), daemons, launch)
-    except RuntimeBackendError as exc:
-        raise RuntimeBackendError(f"{name}: {exc}") from None
 
 
 def _start_databases(start: NodeStart, procs: NodeProcesses, rundir: Path, db: ConfigDb) -> None:

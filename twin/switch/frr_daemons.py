@@ -7,6 +7,7 @@ import re
 import subprocess
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from twin.host import userfile
@@ -118,20 +119,38 @@ def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
     return skipped
 
 
-def boot_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
-             launch: Callable[[list[str]], None], later: Collection[str] = ()) -> tuple[list[str], list[str]]:
-    """Boot a node's FRR as FRR's split configuration does, each daemon reading its own part of
-    `conf` (per_daemon_configs) as it starts: no daemon waits for config pushed after its start
-    (bgpd holds new peers for seconds while a vtysh config is pending). frr.conf is written as
-    load_frr writes it, and checked by vtysh first (`-C`: RuntimeBackendError when FRR would refuse it).
-    Where the split is not known for every command, start_frr's way: launch, then load with vtysh.
-    The daemons of `later` get their file but are left for launch_later to start (only where the
-    split is known). Returns (a warning per daemon this machine cannot run, the daemons left)."""
+@dataclass(frozen=True)
+class FrrBoot:
+    """A node's FRR checked and its files written (prepare_boot), ready to launch: `now` start at
+    launch, each with its file of `configs` (none where the split is not known: then `conf` is
+    loaded with vtysh once they run); `left` are for launch_later."""
+
+    rundir: Path
+    now: list[str]
+    left: list[str]
+    configs: dict[str, Path]
+    conf: str | None  # loaded with vtysh after the launch (start_frr's way); None: in the daemons' files
+
+    def launch(self, pathspace: str, launch: Callable[[list[str]], None]) -> list[str]:
+        """Start the daemons of `now`; returns a warning per daemon this machine cannot run."""
+        if self.conf is not None:
+            return start_frr(self.rundir, pathspace, self.now, self.conf, launch)
+        return launch_frr(self.rundir, pathspace, self.now, launch, self.configs)
+
+
+def prepare_boot(rundir: Path, daemons: list[str], conf: str, later: Collection[str] = ()) -> FrrBoot:
+    """Prepare to boot a node's FRR as FRR's split configuration does, each daemon reading its own
+    part of `conf` (per_daemon_configs) as it starts: no daemon waits for config pushed after its
+    start (bgpd holds new peers for seconds while a vtysh config is pending). frr.conf is written as
+    load_frr writes it, and checked by vtysh first (`-C`: RuntimeBackendError when FRR would refuse
+    it), before anything starts. Where the split is not known for every command, start_frr's way:
+    launch, then load with vtysh. The daemons of `later` get their file but are left for
+    launch_later to start (only where the split is known)."""
     start, _ = split_supported(daemons)
     full = _write_frr_conf(rundir, conf)
     split = per_daemon_configs(full, start)
     if split is None:
-        return start_frr(rundir, pathspace, daemons, conf, launch), []
+        return FrrBoot(rundir, daemons, [], {}, conf)
     proc = subprocess.run(vtysh(rundir, "-C", "-f", str(rundir / "frr.conf")), capture_output=True, text=True,
                           timeout=60)
     if proc.returncode != 0:
@@ -141,11 +160,11 @@ def boot_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
         (rundir / f"{d}.conf").write_text(text)
     left = [d for d in start if d in later and d != "zebra"]
     now = [d for d in daemons if d not in left]
-    return launch_frr(rundir, pathspace, now, launch, _config_files(rundir, now)), left
+    return FrrBoot(rundir, now, left, _config_files(rundir, now), None)
 
 
 def launch_later(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None]) -> None:
-    """Start the daemons boot_frr left for later, each with the file it wrote them."""
+    """Start the daemons prepare_boot left for later, each with the file it wrote them."""
     launch_frr(rundir, pathspace, daemons, launch, _config_files(rundir, daemons))
 
 

@@ -31,7 +31,7 @@ from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
-from twin.runtime.bringup import NodeStart, bring_up, tear_down
+from twin.runtime.bringup import Launch, NodeStart, bring_up, tear_down
 from twin.runtime.clab.command import ClabCommand, clab_inspect_nodes, missing_message
 from twin.runtime.clab.topology import clab_topology, dump_yaml, node_files
 from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn
@@ -117,13 +117,19 @@ class ClabPlacement:
     def wire_links(self, lab: str, plan: Plan) -> None:
         return  # containerlab made them
 
-    def start_node(self, start: NodeStart) -> list[str]:
+    def prepare_node(self, start: NodeStart) -> Launch:
+        """containerlab started every node and ran its exec lines: the launch waits for what they started."""
         if start.kind.facts.boot == "sonic-vs":  # containerlab's sonic-vs kind started supervisord itself
-            return containers.boot_sonic(start.lab, start.node, clab_container(start.lab, start.node.name),
-                                         supervisord=False)
-        if start.kind.facts.plan_kind != "host":
-            _wait_for_vty(node_dir(start.lab, start.node.name))
-        return []
+            return lambda: containers.boot_sonic(start.lab, start.node, clab_container(start.lab, start.node.name),
+                                                 supervisord=False)
+        rundir = node_dir(start.lab, start.node.name)
+
+        def launch() -> list[str]:
+            if start.kind.facts.plan_kind != "host":
+                _wait_for_vty(rundir)
+            return []
+
+        return launch
 
     def remove_nodes(self, lab: str) -> list[str]:
         return containers.remove_containers(lab)

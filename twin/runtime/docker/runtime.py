@@ -36,7 +36,7 @@ from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
-from twin.runtime.bringup import NodeStart, bring_up, start_linux_node, tear_down
+from twin.runtime.bringup import Launch, NodeStart, bring_up, prepare_linux_node, tear_down
 from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn
 from twin.switch.frr_daemons import daemon_env
 
@@ -108,11 +108,11 @@ class ContainerPlacement:
     def wire_links(self, lab: str, plan: Plan) -> None:
         ip_batch(wiring.link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
 
-    def start_node(self, start: NodeStart) -> list[str]:
-        if start.kind.facts.boot == "sonic-vs":
-            return containers.boot_sonic(start.lab, start.node, container_name(start.lab, start.node.name),
-                                         supervisord=True)
-        return start_linux_node(start, self)
+    def prepare_node(self, start: NodeStart) -> Launch:
+        if start.kind.facts.boot == "sonic-vs":  # SONiC's own boot, in its container, is its launch
+            return lambda: containers.boot_sonic(start.lab, start.node, container_name(start.lab, start.node.name),
+                                                 supervisord=True)
+        return prepare_linux_node(start, self)
 
     def remove_nodes(self, lab: str) -> list[str]:
         return containers.remove_containers(lab)
