@@ -1,5 +1,6 @@
-"""wait_healthy's polls: while a fabric converges only the failing switches are read again, and the
-lab is judged healthy only on a poll that read every switch at once."""
+"""wait_healthy's polls: while a fabric converges a poll reads switches a batch at a time and stops
+at the first batch with a failing switch, only switches not yet read passing are read again, and the
+lab is judged healthy only on a poll that read every switch."""
 
 from __future__ import annotations
 
@@ -70,6 +71,10 @@ class Fabric:
         return outputs
 
 
+LEAVES = {f"leaf{i}" for i in range(1, 9)}   # the first batch (health.READ_BATCH, in name order)
+SPINES = {f"spine{i}" for i in range(1, 5)}
+
+
 def peer(plan: Plan, switch: str, name: str) -> tuple[str, str]:
     """(switch, the address of its peer `name`)"""
     return switch, next(ip for ip, n in expected_sessions(plan)[switch].items() if n == name)
@@ -82,8 +87,9 @@ def _wait(plan: Plan, fabric: Fabric, monkeypatch: pytest.MonkeyPatch, on_poll: 
     return wait_healthy(SimpleNamespace(plan=plan), 60, on_poll)  # type: ignore[arg-type]
 
 
-def test_only_failing_switches_are_read_again_and_healthy_is_judged_on_a_full_read(
+def test_a_poll_stops_at_a_failing_batch_and_healthy_is_judged_on_a_poll_that_read_every_switch(
         clos: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert len(LEAVES) == health.READ_BATCH
     fabric = Fabric(clos)
     fabric.down = {peer(clos, "leaf2", "spine2")}
 
@@ -93,11 +99,13 @@ def test_only_failing_switches_are_read_again_and_healthy_is_judged_on_a_full_re
 
     result = _wait(clos, fabric, monkeypatch, on_poll)
     assert result.healthy
-    # a full poll; leaf2 alone; every switch at once before judging; then the pings (a full read too)
-    assert fabric.reads == [None, {"leaf2"}, None, None]
+    # the first batch, where leaf2 fails (the spines are not read); leaf2 first, then the switches
+    # not yet read; every switch in one poll before judging (a batch, then one twice its size);
+    # then the pings (a full read)
+    assert fabric.reads == [LEAVES, {"leaf2", *SPINES}, LEAVES, SPINES, None]
 
 
-def test_a_switch_read_earlier_that_went_down_is_caught_by_the_full_read(
+def test_a_switch_read_earlier_that_went_down_is_caught_by_the_poll_that_reads_every_switch(
         clos: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
     fabric = Fabric(clos)
     fabric.down = {peer(clos, "leaf2", "spine2")}
@@ -105,13 +113,13 @@ def test_a_switch_read_earlier_that_went_down_is_caught_by_the_full_read(
     def on_poll(h: Any) -> None:
         if len(fabric.reads) == 1:     # leaf2 comes up, and leaf1, not read in the next poll, goes down
             fabric.down = {peer(clos, "leaf1", "spine1")}
-        elif len(fabric.reads) == 3:   # the full read saw leaf1 down; it comes back
+        elif len(fabric.reads) == 3:   # the poll that began with every switch saw leaf1 down; it comes back
             assert not h.healthy
             fabric.down.clear()
 
     result = _wait(clos, fabric, monkeypatch, on_poll)
     assert result.healthy
-    assert fabric.reads == [None, {"leaf2"}, None, {"leaf1"}, None, None]
+    assert fabric.reads == [LEAVES, {"leaf2", *SPINES}, LEAVES, {"leaf1", *SPINES}, LEAVES, SPINES, None]
 
 
 def test_failing_nodes_are_named_by_the_items_they_failed(clos: Plan) -> None:
