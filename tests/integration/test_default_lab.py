@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from labtools import leftovers, netns_exec, twin, twin_json, unique
 
-from twin.host.rundir import lab_dir, node_dir
+from twin.host.rundir import lab_dir, load_state, node_dir
+from twin.switch.agent_progress import LAUNCHED
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +72,27 @@ def test_the_agent_started_ahead_of_the_switches_serves_at_normal_priority(defau
     nices = {int(Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[16])
              for tid in os.listdir(f"/proc/{pid}/task")}
     assert nices == {0}
+
+
+def test_the_agent_is_set_up_while_frr_launches_and_produces_state_once_it_has(default_lab: str) -> None:
+    """agent.json is written once every switch is prepared (CONFIG_DB loaded: programmed.json) and
+    before any switch's FRR starts (zebra.pid); the agent's state producers start once `twin up`
+    said every FRR launched (nodes.launched), which is after the last bgpd started."""
+    run = lab_dir(default_lab)
+    state = load_state(default_lab)
+    assert state is not None
+    switches = [node_dir(default_lab, n.name) for n in state.nodes if n.kind == "switch"]
+
+    def mtime(path: Path) -> float:
+        return path.stat().st_mtime
+
+    settings, launched = mtime(run / "agent.json"), mtime(run / LAUNCHED)
+    assert max(mtime(d / "programmed.json") for d in switches) <= settings
+    assert settings <= min(mtime(d / "zebra.pid") for d in switches)
+    assert max(mtime(d / "bgpd.pid") for d in switches) <= launched
+    log = (run / "agent.log").read_text()
+    assert log.index(f"config daemons of {len(switches)} switches started") < log.index(
+        f"state producers of {len(switches)} switches started")
 
 
 def test_exec_runs_inside_a_node(default_lab: str) -> None:

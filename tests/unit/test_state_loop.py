@@ -152,10 +152,10 @@ def test_settled_means_every_known_session_established(tmp_path: Path) -> None:
     assert p.runs_bfdd()
 
 
-def _link(seq: int, index: int) -> bytes:
+def _link(seq: int, index: int, flags: int = 1) -> bytes:
     msg = ifinfmsg()
     msg["header"]["type"], msg["header"]["flags"], msg["header"]["sequence_number"] = 16, 2, seq
-    msg["family"], msg["index"], msg["flags"], msg["change"] = 0, index, 1, 0
+    msg["family"], msg["index"], msg["flags"], msg["change"] = 0, index, flags, 0
     msg["attrs"] = [("IFLA_IFNAME", f"Ethernet{index}")]
     msg.encode()
     return bytes(msg.data)
@@ -214,3 +214,76 @@ def test_a_switch_dumps_on_one_socket_and_makes_another_after_a_failure(monkeypa
     assert dumper.dump(netlink.RTM_GETLINK) == [4]  # a fresh socket; sequence numbers go on
     assert len(made) == 2
 
+
+
+class FakeRedis:
+    """The part of one redis database the producers use: hashes written through pipelines."""
+
+    def __init__(self) -> None:
+        self.hashes: dict[str, dict[str, str]] = {}
+
+    def scan_iter(self, match: str, count: int) -> list[str]:
+        return [k for k in self.hashes if k.startswith(match.rstrip("*"))]
+
+    def delete(self, *names: str) -> None:
+        for name in names:
+            self.hashes.pop(name, None)
+
+    def hset(self, name: str, mapping: dict[str, str]) -> None:
+        self.hashes.setdefault(name, {}).update(mapping)
+
+    def hdel(self, name: str, *fields: str) -> None:
+        for f in fields:
+            self.hashes.get(name, {}).pop(f, None)
+
+    def pipeline(self, transaction: bool) -> FakeRedis:
+        return self
+
+    def execute(self) -> None: ...
+
+
+class FakeSonicRedis:
+    def __init__(self) -> None:
+        self.dbs: dict[str, FakeRedis] = {}
+
+    def client(self, db: str) -> FakeRedis:
+        return self.dbs.setdefault(db, FakeRedis())
+
+
+class FakeDumper:
+    """The kernel as it is now: Ethernet4 up (IFF_UP | IFF_LOWER_UP)."""
+
+    def dump(self, kind: int) -> list[Any]:
+        return netlink.decode(_link(1, 4, flags=1 | 0x10000)) if kind == netlink.RTM_GETLINK else []
+
+    def close(self) -> None: ...
+
+
+def test_events_from_before_the_tables_are_read_do_not_put_older_state_back(tmp_path: Path) -> None:
+    """Subscribed early (the agent subscribes while the fabric launches), a switch's socket holds
+    events older than the tables write_all reads; they are dropped, not handled after the reading."""
+    db = FakeSonicRedis()
+    p = SwitchProducers("leaf1", "tw.x.leaf1", tmp_path, db=db)  # type: ignore[arg-type]
+    p.dumper = FakeDumper()  # type: ignore[assignment]
+    ours, kernel = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with ours, kernel:
+        ours.setblocking(False)
+        p.sock = ours
+        kernel.send(_link(7, 4, flags=0))   # earlier: Ethernet4 down, queued since the subscription
+        p.write_all()
+        p.on_kernel_events()
+        assert db.dbs["STATE_DB"].hashes["PORT_TABLE|Ethernet4"]["netdev_oper_status"] == "up"
+        kernel.send(_link(8, 4, flags=0))   # after the reading: handled
+        p.on_kernel_events()
+        assert db.dbs["STATE_DB"].hashes["PORT_TABLE|Ethernet4"]["netdev_oper_status"] == "down"
+
+
+def test_drain_drops_what_waits_and_an_overflow() -> None:
+    ours, kernel = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with ours, kernel:
+        ours.setblocking(False)
+        kernel.send(b"one")
+        kernel.send(b"two")
+        netlink.drain(ours)
+        with pytest.raises(BlockingIOError):
+            ours.recv(10)

@@ -17,7 +17,7 @@ from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
 from twin.model.plan import Plan
 from twin.model.state import LabState
-from twin.switch.agent_progress import PROGRESS
+from twin.switch.agent_progress import LAUNCHED, PROGRESS
 from twin.switch.tls import make_cert, write_private
 
 # How long a starting agent may go without progress before it is judged stuck: progress is one more
@@ -29,22 +29,24 @@ START_LIMIT_S = 900.0
 
 def prestart_agent(lab: str) -> subprocess.Popen[bytes]:
     """Start the lab's agent before its switches, idle: it imports its modules at nice 19, then
-    waits for agent.json, which start_agent writes once the switches run.
+    waits for agent.json, which configure_agent writes once the switches are prepared.
 
     Started after them instead, its imports (0.5 CPU-s) took 18 s at 64 x 128, where 192 bgpds
     converging leave a new process next to no CPU; started ahead, they are done while the switches
-    launch. The agent returns to the normal priority when its settings arrive. Nice 19 yields to
-    the daemons only where the kernel's autogroup scheduling is off: with it on (Debian's default),
+    are prepared. The agent returns to the normal priority when its settings arrive. Nice 19 yields
+    to the daemons only where the kernel's autogroup scheduling is off: with it on (Debian's default),
     the agent's own session is a scheduling group of its own, as is each daemonized FRR daemon, and
     the nice value weighs only among the agent's own threads."""
     return _spawn(lab, ahead=True)
 
 
-def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: Path | None = None,
-                stall: float = STALL_S, started: subprocess.Popen[bytes] | None = None) -> AgentSettings:
-    """Write the agent's settings (and TLS certificate) and start it (or let the agent `started` by
-    prestart_agent go on); wait until it serves, or until it made no progress for `stall` seconds.
-    `templates`: the SONiC release templates twin's switches render FRR with (None: twin's own)."""
+def configure_agent(state: LabState, plan: Plan, settings: GnmiSettings,
+                    templates: Path | None = None) -> AgentSettings:
+    """Write the agent's settings (and TLS certificate), once every switch's databases serve and its
+    management address is set: an agent started by prestart_agent sets every switch up from here,
+    while their FRR launches (at 64 x 128 that is about 10 CPU-s of its own, which after the launch
+    kept `twin up` waiting 26 s). `templates`: the SONiC release templates twin's switches render
+    FRR with (None: twin's own)."""
     run_dir = lab_dir(state.lab)
     switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
     if settings.tls:
@@ -54,8 +56,19 @@ def start_agent(state: LabState, plan: Plan, settings: GnmiSettings, templates: 
                         sonic_templates=str(templates) if templates is not None else None,
                         switches=[_switch_entry(state, plan, n.name) for n in switches])
     write_private(run_dir / "agent.json", doc.model_dump_json(indent=1).encode())  # it holds the password
-    _await_ready(state.lab, started if started is not None else _spawn(state.lab), stall)
     return doc
+
+
+def await_agent(lab: str, started: subprocess.Popen[bytes] | None = None, stall: float = STALL_S) -> None:
+    """Every switch's FRR has launched: tell the agent, whose state producers start then, and wait
+    until it serves, or until it made no progress for `stall` seconds (RuntimeBackendError).
+    `started`: the agent prestart_agent started (None: start it now)."""
+    _mark_launched(lab)
+    _await_ready(lab, started if started is not None else _spawn(lab), stall)
+
+
+def _mark_launched(lab: str) -> None:
+    (lab_dir(lab) / LAUNCHED).touch()
 
 
 def _switch_entry(state: LabState, plan: Plan, node: str) -> AgentSwitch:
@@ -85,6 +98,7 @@ def restart_agent(lab: str, stall: float = STALL_S) -> None:
     if not (lab_dir(lab) / "agent.json").exists():
         raise RuntimeBackendError(f"lab '{lab}' has no gNMI agent settings; is it up?")
     stop_agent(lab)
+    _mark_launched(lab)  # the lab is up (and may have been brought up before twin wrote this)
     _await_ready(lab, _spawn(lab), stall)
 
 

@@ -1,19 +1,20 @@
-"""Start a lab: the runtime creates its nodes and links, its gNMI agent starts while the fabric
-comes up, and its drill settings are kept; a failure removes all of it. Waiting for health is
-twin.flows.bringup's job."""
+"""Start a lab: the runtime creates its nodes and links, its gNMI agent sets itself up while the
+switches' FRR launches and the fabric comes up, and its drill settings are kept; a failure removes
+all of it. Waiting for health is twin.flows.bringup's job."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-from twin.lab.agent import prestart_agent, start_agent
+from twin.lab.agent import await_agent, configure_agent, prestart_agent
 from twin.lab.running import RunningLab, save_settings
 from twin.model import phases
 from twin.model.agent import AgentSettings
 from twin.model.errors import RuntimeBackendError
 from twin.model.lab import Lab
 from twin.model.state import LabState
+from twin.runtime.protocol import UpHooks
 from twin.runtime.registry import ProgressFn, get_runtime
 
 
@@ -25,15 +26,18 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
     agents: list[AgentSettings] = []
     prestarted: list[subprocess.Popen[bytes]] = []
 
-    def prestart(lab_name: str) -> None:  # before the switches: it loads itself while they start
+    def prestart(lab_name: str) -> None:  # before the switches: it loads itself while they are prepared
         prestarted.append(prestart_agent(lab_name))
 
-    def start_agents(state: LabState) -> None:  # while the fabric comes up
-        on_step("starting gNMI agents", 0, 0)
-        agents.append(start_agent(state, lab.plan, lab.gnmi, templates, started=next(iter(prestarted), None)))
+    def configure(state: LabState) -> None:  # the switches are prepared: it sets them up while FRR launches
+        agents.append(configure_agent(state, lab.plan, lab.gnmi, templates))
+
+    def serving(state: LabState) -> None:  # every switch runs: wait for it while the fabric comes up
+        on_step("waiting for the gNMI agent", 0, 0)
+        await_agent(name, next(iter(prestarted), None))
         phases.reach("agents_ready")
 
-    state = rt.up(name, lab.plan, on_step, start_agents, prestart)
+    state = rt.up(name, lab.plan, on_step, UpHooks(created=prestart, prepared=configure, started=serving))
     try:
         if not agents:
             raise RuntimeBackendError(f"the {rt.name} runtime brought lab '{name}' up without starting its gNMI agent")

@@ -45,7 +45,7 @@ from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.held_start import BGP_SETTLE_S, HELD_DAEMONS, HeldStart
-from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn, check_lab_name
+from twin.runtime.protocol import NO_HOOKS, ProgressFn, StateFn, UpHooks, check_lab_name
 from twin.runtime.wiring import (
     host_routes,
     node_netns,
@@ -141,11 +141,10 @@ class NodeProcesses(Protocol):
 # -- the lab ------------------------------------------------------------------------------------
 
 def bring_up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement,
-             progress: ProgressFn, templates: Path | None, on_started: StartedFn | None = None,
-             on_created: CreatedFn | None = None) -> LabState:
-    """Create every node and link of `plan` and start them, `on_created` once the lab's run directory
-    exists, `on_started` while the fabric comes up; on failure leave nothing behind. `switches`: the
-    kind of the lab's switches (twin's FRR switch, or SONiC-VS)."""
+             progress: ProgressFn, templates: Path | None, hooks: UpHooks = NO_HOOKS) -> LabState:
+    """Create every node and link of `plan` and start them, calling `hooks` on the way (UpHooks);
+    on failure leave nothing behind. `switches`: the kind of the lab's switches (twin's FRR switch,
+    or SONiC-VS)."""
     check_lab_name(lab)
     preflight()
     old = load_state(lab)
@@ -155,7 +154,7 @@ def bring_up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: 
     if old is not None or owned_netns(lab):
         tear_down(lab, placement)  # recover from a crash half-way through an earlier `up`
     try:
-        return _up(runtime, lab, plan, switches, placement, progress, templates, on_started, on_created)
+        return _up(runtime, lab, plan, switches, placement, progress, templates, hooks)
     except BaseException:
         tear_down(lab, placement)
         raise
@@ -195,7 +194,7 @@ def tear_down(lab: str, placement: Placement) -> list[str]:
 
 
 def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Placement, progress: ProgressFn,
-        templates: Path | None, on_started: StartedFn | None, on_created: CreatedFn | None) -> LabState:
+        templates: Path | None, hooks: UpHooks) -> LabState:
     others = [state.mgmt_subnet for name in known_labs() if name != lab
               if (state := load_state(name)) is not None and state.mgmt_subnet]
     subnet = pick_mgmt_subnet(len(plan.switches), [IPv4Network(s) for s in others] + host_routes())
@@ -213,8 +212,8 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     save_state(state)  # before anything exists: a crash from here on is recoverable
     save_plan(lab, plan)
     lab_dir(lab).chmod(0o755)
-    if on_created is not None:
-        on_created(lab)
+    if hooks.created is not None:
+        hooks.created(lab)
     state.notes += neighbours.size_for(plan)
 
     nodes = len(plan.nodes)
@@ -242,8 +241,10 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
 
     parallel(plan.nodes, prepare, _counter("preparing nodes", nodes, progress))
     phases.reach("prepared")
+    if hooks.prepared is not None:
+        hooks.prepared(state)
     state.notes += parallel(plan.nodes, launch, _counter("starting nodes", nodes, progress))
-    _release(held, state, on_started)
+    _release(held, state, hooks.started)
     state.phase = "up"
     save_state(state)
     progress("all nodes started", nodes, nodes)
@@ -262,7 +263,7 @@ def _counter(what: str, total: int, progress: ProgressFn) -> Callable[[], None]:
     return tick
 
 
-def _release(held: HeldStart, state: LabState, on_started: StartedFn | None) -> None:
+def _release(held: HeldStart, state: LabState, on_started: StateFn | None) -> None:
     """The held daemons started (bfdd, as each switch's BGP comes up) while `on_started` runs; both
     are done (or failed) when this returns."""
     if on_started is None:

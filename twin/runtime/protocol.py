@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -17,12 +18,32 @@ from twin.model.state import LabState
 
 # (step description, done, total): how a runtime reports progress to whoever shows it.
 ProgressFn = Callable[[str, int, int], None]
-# Called once every node runs, while the fabric comes up (BGP sessions, bfdd): what needs only the
-# nodes (the lab's gNMI agent) starts meanwhile.
-StartedFn = Callable[[LabState], None]
-# Called with the lab's name once its run directory exists, before any node starts: what needs
-# nothing else (the lab's gNMI agent loading itself, idle) starts then.
+# Called with the lab's state at a point of its bring-up (UpHooks).
+StateFn = Callable[[LabState], None]
+# Called with the lab's name once its run directory exists.
 CreatedFn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class UpHooks:
+    """What a caller of Runtime.up runs at three points of the bring-up (each optional):
+
+    - `created`, with the lab's name, once its run directory exists and before any node starts:
+      what needs nothing else (the lab's gNMI agent loading itself, idle) starts then;
+    - `prepared`, once every node is prepared (a switch's databases serve, its management address
+      is set) and before any routing daemon launches: it must return at once; what it starts (the
+      agent setting itself up for every switch) goes on while FRR launches;
+    - `started`, once every node runs, while the fabric comes up (BGP sessions, bfdd): what waits
+      for the nodes (the agent serving) waits then.
+    """
+
+    created: CreatedFn | None = None
+    prepared: StateFn | None = None
+    started: StateFn | None = None
+
+
+NO_HOOKS = UpHooks()
+
 
 LAB_NAME = re.compile(r"^[a-z][a-z0-9-]{0,11}$")
 
@@ -42,11 +63,9 @@ class Runtime(Protocol):
     name: str
     templates: Path | None  # a SONiC release's FRR templates to render switches with; None: twin's own
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_created: CreatedFn | None = None) -> LabState:
-        """Create every node and link and start the switches, calling `on_created` once the lab's run
-        directory exists and `on_started` once every node runs. On failure (of either too), leave
-        nothing behind."""
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, hooks: UpHooks = NO_HOOKS) -> LabState:
+        """Create every node and link and start the switches, calling `hooks` on the way. On failure
+        (of a hook's too), leave nothing behind."""
         ...
 
     def down(self, lab: str) -> list[str]:

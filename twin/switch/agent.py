@@ -23,7 +23,7 @@ from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.switch import sshd
-from twin.switch.agent_progress import Progress
+from twin.switch.agent_progress import LAUNCHED, Progress
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.gnoi import add_system_servicer
@@ -87,12 +87,18 @@ def await_settings(run_dir: Path) -> bool:
     """Started ahead of its switches (twin.lab.agent.prestart_agent, at nice 19): wait for agent.json,
     then take the normal priority back (threads made from here on inherit it). False when the lab's
     run directory went away first (its `up` failed)."""
-    settings = run_dir / "agent.json"
-    while not settings.exists():
+    if not _await_file(run_dir, "agent.json"):
+        return False
+    os.setpriority(os.PRIO_PROCESS, 0, 0)
+    return True
+
+
+def _await_file(run_dir: Path, name: str) -> bool:
+    """Until `name` exists in the lab's run directory; False when the directory went away first."""
+    while not (run_dir / name).exists():
         if not run_dir.is_dir():
             return False
         time.sleep(SETTINGS_POLL_S)
-    os.setpriority(os.PRIO_PROCESS, 0, 0)
     return True
 
 
@@ -138,16 +144,24 @@ def serve(run_dir: Path) -> None:
     start_many(servers, lambda server: server.start())
     log.info("%d gNMI servers started", len(servers))
     daemons = SwitchDaemons([d for d, _ in parts], [p for _, p in parts])
-    daemons.start(progress.step)
-    log.info("config daemons and state producers of %d switches started", len(parts))
+    daemons.start_config()
+    daemons.subscribe(progress.step)
+    log.info("config daemons of %d switches started, their state producers subscribed", len(parts))
     if settings.ssh_port:
         sshd.start(settings.switches, settings.username, settings.password, settings.ssh_port,
                    run_dir / "ssh_host_key")
-    (run_dir / "agent.ready").write_text(str(os.getpid()))
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
-    stop.wait()
+    # The state producers write once every switch's FRR has launched: while the fabric launches,
+    # following each converging switch's kernel events cost this process about 10 CPU-s at 64 x 128
+    # (and the launch about as many seconds), where reading each table once afterwards costs one.
+    # What the kernel told them meanwhile overflows their sockets: they read everything again then.
+    if _await_file(run_dir, LAUNCHED):  # else the lab's `up` failed and its run directory is gone
+        daemons.start_state()
+        log.info("state producers of %d switches started", len(parts))
+        (run_dir / "agent.ready").write_text(str(os.getpid()))
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        stop.wait()
     for server in servers:
         server.stop(grace=0.5)
     daemons.close()

@@ -1,12 +1,14 @@
 """How far a starting gNMI agent got: the number of steps done (switches set up, then their state
 producers subscribed to the kernel's events), in `agent.progress` in the lab's run directory. Whoever waits for
-the agent judges it stuck only when this stops moving."""
+the agent judges it stuck only when this stops moving. And when its state producers may start: LAUNCHED."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 PROGRESS = "agent.progress"
+# Written by `twin up` once every switch's FRR has launched: the agent's state producers start then.
+LAUNCHED = "nodes.launched"
 
 
 class Progress:

@@ -10,6 +10,7 @@ are plain NLM_F_DUMP requests.
 
 from __future__ import annotations
 
+import errno
 import socket
 import struct
 
@@ -27,11 +28,14 @@ RECV_BYTES = 1 << 20
 Message = rtnl.Message
 
 
-def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE) -> socket.socket:
+RCVBUF = 4 << 20  # a subscriber's receive buffer: a burst of route changes fits (the kernel caps it at rmem_max)
+
+
+def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE, rcvbuf: int = RCVBUF) -> socket.socket:
     """A non-blocking rtnetlink socket in `netns`, subscribed to `groups`."""
     def make() -> socket.socket:
         sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         sock.bind((0, groups))
         return sock
 
@@ -43,6 +47,19 @@ def open_socket(netns: str, groups: int = RTMGRP_LINK | RTMGRP_IPV4_ROUTE) -> so
 def decode(data: bytes) -> list[Message]:
     """The messages in one netlink datagram (twin.switch.rtnl: links and routes)."""
     return list(rtnl.parse(data))
+
+
+def drain(sock: socket.socket) -> None:
+    """Drop every datagram waiting on a non-blocking socket, and an overflow it reports."""
+    while True:
+        try:
+            if not sock.recv(RECV_BYTES):
+                return
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            if exc.errno != errno.ENOBUFS:
+                raise
 
 
 def receive(sock: socket.socket) -> list[bytes]:

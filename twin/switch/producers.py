@@ -209,19 +209,20 @@ class SwitchProducers:
 
     # -- start ------------------------------------------------------------------------------
 
-    def start(self) -> socket.socket:
-        """Subscribe to kernel events first, then write the state as it is now (nothing is missed)."""
-        sock = self.subscribe()
-        self.write_all()
-        return sock
-
-    def subscribe(self) -> socket.socket:
-        """The switch's kernel events, from now on (read them after write_all)."""
-        self.sock = netlink.open_socket(self.netns)
+    def subscribe(self, rcvbuf: int = netlink.RCVBUF) -> socket.socket:
+        """The switch's kernel events, from now on (read them after write_all); until write_all,
+        at most `rcvbuf` bytes of them are kept."""
+        self.sock = netlink.open_socket(self.netns, rcvbuf=rcvbuf)
         return self.sock
 
     def write_all(self) -> None:
-        """The tables written afresh from the kernel and FRR as they are now."""
+        """The tables written afresh from the kernel and FRR as they are now. The kernel events
+        that came since subscribe are dropped first: what they say is in the tables read after
+        them (handled after the reading, they would put older state back). From here the socket
+        keeps netlink.RCVBUF bytes of them."""
+        if self.sock is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, netlink.RCVBUF)
+            netlink.drain(self.sock)
         for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters):
             writer.clear()
         batch = Batch(self.db)

@@ -37,6 +37,9 @@ REFRESH_S = 1.0  # FRR's view is read this often without events where not all wo
 COUNTERS_S = 1.0  # SONiC's PORT_STAT flex counter interval
 POLL_DUTY = 0.25  # the share of the wall clock the loop may spend asking FRR and reading counters
 POLL_BURST_S = 0.25  # polling time saved up while idle, for a burst of changes
+# A subscribed switch's kernel events kept until run() reads its tables (and drops them): while a
+# large fabric launches, 192 sockets of netlink.RCVBUF would hold up to 1.5 GiB of stale events.
+SUBSCRIBED_RCVBUF = 64 << 10
 log = logging.getLogger("twin.switchd")
 
 
@@ -96,7 +99,7 @@ class StateLoop:
         """Subscribe to each switch's kernel events and frr.log (`on_each` after each); run() writes
         their state."""
         for item in self.items:
-            sock = item.producers.subscribe()
+            sock = item.producers.subscribe(SUBSCRIBED_RCVBUF)
             self.selector.register(sock, selectors.EVENT_READ, item)
             self.logs.add(item.producers.log_path, item)
             on_each()
@@ -187,11 +190,20 @@ class SwitchDaemons:
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
 
-    def start(self, on_each: Callable[[], None] = lambda: None) -> None:
+    def start_config(self) -> None:
+        """The config daemons, each following its switch's CONFIG_DB."""
+        threads = [threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}",
+                                    daemon=True) for daemon in self.daemons]
+        start_many(threads, threading.Thread.start)
+        self.threads += threads
+
+    def subscribe(self, on_each: Callable[[], None] = lambda: None) -> None:
+        """The state producers subscribed to their switches' events (`on_each` after each); they
+        write nothing until start_state."""
         self.loop.start(on_each)
-        self.threads += [threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}",
-                                          daemon=True) for daemon in self.daemons]
-        start_many(self.threads, threading.Thread.start)
+
+    def start_state(self) -> None:
+        """The state producers: each switch's tables written afresh, then kept as events come."""
         t = threading.Thread(target=self.loop.run, args=(self.stop,), name="producers", daemon=True)
         t.start()
         self.threads.append(t)

@@ -34,7 +34,7 @@ from twin.runtime import containers, wiring
 from twin.runtime.bringup import Launch, NodeStart, bring_up, tear_down
 from twin.runtime.clab.command import ClabCommand, clab_inspect_nodes, missing_message
 from twin.runtime.clab.topology import clab_topology, dump_yaml, node_files
-from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn
+from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
 from twin.stages.render.write import write_tree
 from twin.switch.frr_daemons import EVENT_LOG
 
@@ -118,18 +118,15 @@ class ClabPlacement:
         return  # containerlab made them
 
     def prepare_node(self, start: NodeStart) -> Launch:
-        """containerlab started every node and ran its exec lines: the launch waits for what they started."""
+        """containerlab started every node and ran its exec lines: wait for what they started (so the
+        nodes are as ready as prepared ones); nothing is left to launch."""
         if start.kind.facts.boot == "sonic-vs":  # containerlab's sonic-vs kind started supervisord itself
-            return lambda: containers.boot_sonic(start.lab, start.node, clab_container(start.lab, start.node.name),
-                                                 supervisord=False)
-        rundir = node_dir(start.lab, start.node.name)
-
-        def launch() -> list[str]:
-            if start.kind.facts.plan_kind != "host":
-                _wait_for_vty(rundir)
-            return []
-
-        return launch
+            notes = containers.boot_sonic(start.lab, start.node, clab_container(start.lab, start.node.name),
+                                          supervisord=False)
+            return lambda: notes
+        if start.kind.facts.plan_kind != "host":
+            _wait_for_vty(node_dir(start.lab, start.node.name))
+        return list
 
     def remove_nodes(self, lab: str) -> list[str]:
         return containers.remove_containers(lab)
@@ -151,14 +148,12 @@ class ClabRuntime:
     def labs(self) -> list[str]:
         return sorted(set(wiring.netns_labs()) | set(containers.docker_labs()))
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_created: CreatedFn | None = None) -> LabState:
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, hooks: UpHooks = NO_HOOKS) -> LabState:
         if not self.clab.available():
             raise TwinError(missing_message())
         plan = self.images.check_plan(plan)
         self.images.ready(progress)
-        return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates,
-                        on_started, on_created)
+        return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates, hooks)
 
     def down(self, lab: str) -> list[str]:
         removed = []

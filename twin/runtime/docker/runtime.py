@@ -37,7 +37,7 @@ from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
 from twin.runtime.bringup import Launch, NodeStart, bring_up, prepare_linux_node, tear_down
-from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn
+from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
 from twin.switch.frr_daemons import daemon_env
 
 CAPABILITIES = ["NET_ADMIN", "NET_RAW", "SYS_ADMIN"]
@@ -109,9 +109,10 @@ class ContainerPlacement:
         ip_batch(wiring.link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
 
     def prepare_node(self, start: NodeStart) -> Launch:
-        if start.kind.facts.boot == "sonic-vs":  # SONiC's own boot, in its container, is its launch
-            return lambda: containers.boot_sonic(start.lab, start.node, container_name(start.lab, start.node.name),
-                                                 supervisord=True)
+        if start.kind.facts.boot == "sonic-vs":  # SONiC boots whole (its databases, then FRR), in its container
+            notes = containers.boot_sonic(start.lab, start.node, container_name(start.lab, start.node.name),
+                                          supervisord=True)
+            return lambda: notes
         return prepare_linux_node(start, self)
 
     def remove_nodes(self, lab: str) -> list[str]:
@@ -153,12 +154,10 @@ class DockerRuntime:
     def labs(self) -> list[str]:
         return sorted(set(wiring.netns_labs()) | set(containers.docker_labs()))
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_created: CreatedFn | None = None) -> LabState:
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, hooks: UpHooks = NO_HOOKS) -> LabState:
         plan = self.images.check_plan(plan)
         self.images.ready(progress)
-        return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates,
-                        on_started, on_created)
+        return bring_up(self.name, lab, plan, self.images.switches, self.placement, progress, self.templates, hooks)
 
     def down(self, lab: str) -> list[str]:
         return tear_down(lab, self.placement)

@@ -23,7 +23,7 @@ from twin.runtime import wiring
 from twin.runtime.bringup import Launch, NodeStart, bring_up, prepare_linux_node, tear_down
 from twin.runtime.confine import HOW as CONFINED
 from twin.runtime.confine import confined_argv
-from twin.runtime.protocol import CreatedFn, ProgressFn, StartedFn
+from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
 from twin.switch.frr_daemons import daemon_env, vtysh
 from twin.switch.sonic_cli import tool_argv
 
@@ -105,10 +105,8 @@ class NetnsRuntime:
     def labs(self) -> list[str]:
         return wiring.netns_labs()
 
-    def up(self, lab: str, plan: Plan, progress: ProgressFn, on_started: StartedFn | None = None,
-           on_created: CreatedFn | None = None) -> LabState:
-        return bring_up(self.name, lab, plan, self.switches, self.placement, progress, self.templates, on_started,
-                        on_created)
+    def up(self, lab: str, plan: Plan, progress: ProgressFn, hooks: UpHooks = NO_HOOKS) -> LabState:
+        return bring_up(self.name, lab, plan, self.switches, self.placement, progress, self.templates, hooks)
 
     def down(self, lab: str) -> list[str]:
         return tear_down(lab, self.placement)

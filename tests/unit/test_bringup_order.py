@@ -1,0 +1,102 @@
+"""The order of `twin up` (twin.runtime.bringup.bring_up): every node prepared before any node's
+daemons launch, the `prepared` hook (the agent's settings) between the two, `started` after; a
+failed preparation launches nothing and removes the lab."""
+
+from __future__ import annotations
+
+from ipaddress import IPv4Address, IPv4Network
+from pathlib import Path
+
+import pytest
+
+from twin.kinds.registry import switch_kind
+from twin.model.errors import RuntimeBackendError
+from twin.model.plan import Plan
+from twin.model.state import LabState
+from twin.runtime import bringup
+from twin.runtime.bringup import Launch, NodeStart
+from twin.runtime.protocol import UpHooks
+from twin.stages.lab_file import load_lab
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class RecordingPlacement:
+    """Records what bring_up asks of it; `fail` names a node whose preparation fails."""
+
+    def __init__(self, events: list[str], fail: str | None = None) -> None:
+        self.events, self.fail = events, fail
+
+    def describe(self, state: LabState) -> None:
+        pass
+
+    def create_nodes(self, state: LabState, plan: Plan, subnet: IPv4Network,
+                     mgmt_ip: dict[str, IPv4Address]) -> None:
+        self.events.append("create")
+
+    def wire_links(self, lab: str, plan: Plan) -> None:
+        self.events.append("wire")
+
+    def prepare_node(self, start: NodeStart) -> Launch:
+        name = start.node.name
+        self.events.append(f"prepare {name}")
+        if name == self.fail:
+            raise RuntimeBackendError(f"{name}: redis did not answer")
+
+        def launch() -> list[str]:
+            self.events.append(f"launch {name}")
+            return [f"{name}: launched"]
+
+        return launch
+
+    def remove_nodes(self, lab: str) -> list[str]:
+        return []
+
+
+@pytest.fixture
+def plan() -> Plan:
+    return load_lab(REPO / "labs" / "default.yaml").plan
+
+
+@pytest.fixture(autouse=True)
+def no_host(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
+    """Nothing of the host is read or changed: the run directory is tmp_path, and a tear-down is recorded."""
+    torn: list[str] = []
+    monkeypatch.setenv("TWIN_RUN_DIR", str(tmp_path))
+    monkeypatch.setattr(bringup, "preflight", lambda: None)
+    monkeypatch.setattr(bringup, "owned_netns", lambda lab: [])
+    monkeypatch.setattr(bringup, "host_routes", lambda: [])
+    monkeypatch.setattr(bringup.neighbours, "size_for", lambda plan: [])
+    monkeypatch.setattr(bringup, "tear_down", lambda lab, placement: torn.append(lab) or [])
+    return torn
+
+
+def _hooks(events: list[str]) -> UpHooks:
+    return UpHooks(created=lambda lab: events.append("created"),
+                   prepared=lambda state: events.append("prepared"),
+                   started=lambda state: events.append("started"))
+
+
+def test_every_node_is_prepared_before_any_launches_and_the_hooks_come_between(plan: Plan) -> None:
+    events: list[str] = []
+    state = bringup.bring_up("netns", "order1", plan, switch_kind(None), RecordingPlacement(events),
+                             lambda *a: None, None, _hooks(events))
+    names = [n.name for n in plan.nodes]
+    assert events[:3] == ["created", "create", "wire"]
+    prepares, rest = events[3:3 + len(names)], events[3 + len(names):]
+    assert sorted(prepares) == sorted(f"prepare {n}" for n in names)
+    assert rest[0] == "prepared"
+    assert sorted(rest[1:-1]) == sorted(f"launch {n}" for n in names)
+    assert rest[-1] == "started"
+    assert state.phase == "up"
+    assert sorted(state.notes) == sorted(f"{n}: launched" for n in names)   # the launches' reports
+
+
+def test_a_failed_preparation_launches_nothing_and_removes_the_lab(plan: Plan, no_host: list[str]) -> None:
+    events: list[str] = []
+    failing = plan.switches[-1].name
+    with pytest.raises(RuntimeBackendError, match=f"{failing}: redis did not answer"):
+        bringup.bring_up("netns", "order2", plan, switch_kind(None), RecordingPlacement(events, fail=failing),
+                         lambda *a: None, None, _hooks(events))
+    assert not [e for e in events if e.startswith("launch") or e in ("prepared", "started")]
+    assert no_host == ["order2"]
