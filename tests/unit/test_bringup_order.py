@@ -14,7 +14,7 @@ from twin.model.errors import RuntimeBackendError
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.runtime import bringup
-from twin.runtime.bringup import Launch, NodeStart
+from twin.runtime.bringup import NodeLaunch, NodeStart
 from twin.runtime.protocol import UpHooks
 from twin.stages.lab_file import load_lab
 
@@ -37,7 +37,7 @@ class RecordingPlacement:
     def wire_links(self, lab: str, plan: Plan) -> None:
         self.events.append("wire")
 
-    def prepare_node(self, start: NodeStart) -> Launch:
+    def prepare_node(self, start: NodeStart) -> NodeLaunch:
         name = start.node.name
         self.events.append(f"prepare {name}")
         if name == self.fail:

@@ -44,9 +44,9 @@ def configure_agent(state: LabState, plan: Plan, settings: GnmiSettings,
                     templates: Path | None = None) -> AgentSettings:
     """Write the agent's settings (and TLS certificate), once every switch's databases serve and its
     management address is set: an agent started by prestart_agent sets every switch up from here,
-    while their FRR launches (at 64 x 128 that is about 10 CPU-s of its own, which after the launch
-    kept `twin up` waiting 26 s). `templates`: the SONiC release templates twin's switches render
-    FRR with (None: twin's own)."""
+    while their FRR launches (at 64 x 128 that is about 9 CPU-s of its own, which after the launch,
+    beside the converging fabric, kept `twin up` waiting 22-56 s). `templates`: the SONiC release
+    templates twin's switches render FRR with (None: twin's own)."""
     run_dir = lab_dir(state.lab)
     switches = [n for n in state.nodes if n.kind == "switch" and n.mgmt]
     if settings.tls:

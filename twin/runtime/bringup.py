@@ -90,7 +90,7 @@ class NodeStart:
 
 # A prepared node's launch: starts its routing daemons (or whatever else is its start) and returns
 # warnings and what was run, for `twin up` to report.
-Launch = Callable[[], list[str]]
+NodeLaunch = Callable[[], list[str]]
 
 
 class Placement(Protocol):
@@ -108,7 +108,7 @@ class Placement(Protocol):
     def wire_links(self, lab: str, plan: Plan) -> None:
         ...
 
-    def prepare_node(self, start: NodeStart) -> Launch:
+    def prepare_node(self, start: NodeStart) -> NodeLaunch:
         """Prepare one node up to its routing daemons (a switch's databases loaded, its kernel
         programmed, its FRR config checked); returns its launch. Every node is prepared before any
         launches: what a node needs besides its daemons is done while the CPU is not yet shared
@@ -226,7 +226,7 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
 
     recorder = phases.current()  # the worker threads mark milestones on the caller's recorder
     held = HeldStart()
-    launches: dict[str, Launch] = {}
+    launches: dict[str, NodeLaunch] = {}
 
     def prepare(node: NodePlan) -> list[str]:
         with phases.recording(recorder):
@@ -281,7 +281,7 @@ def _release(held: HeldStart, state: LabState, on_started: StateFn | None) -> No
 
 # -- starting one node that runs Linux: twin's FRR switch, an FRR router, a server --------------
 
-def prepare_linux_node(start: NodeStart, procs: NodeProcesses) -> Launch:
+def prepare_linux_node(start: NodeStart, procs: NodeProcesses) -> NodeLaunch:
     """Prepare a server, twin's FRR switch or an imported FRR router, by its kind; returns its launch."""
     rundir = node_dir(start.lab, start.node.name)
     rundir.mkdir(parents=True, exist_ok=True)
@@ -292,18 +292,18 @@ def prepare_linux_node(start: NodeStart, procs: NodeProcesses) -> Launch:
     return preparer(start, procs, rundir)
 
 
-def _prepare_host(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Launch:
+def _prepare_host(start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
     """A server's addresses and routes; its `exec:` lines (in order, each once) are its launch."""
     node, ns = start.node, node_netns(start.lab, start.node.name)
     sysctl(ns, start.kind.facts.sysctls)
     if not node.exec:
         ip_batch(server_lines(node), netns=ns)
-        return list
+        return lambda: []
     ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces], netns=ns)
     return lambda: [procs.exec_line(start.lab, node, line) for line in node.exec]
 
 
-def _prepare_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Launch:
+def _prepare_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
     """twin's switch: config_db.json, its databases, the kernel programmed from it, FRR's config
     checked and split; FRR is its launch."""
     node, ns = start.node, node_netns(start.lab, start.node.name)
@@ -322,7 +322,7 @@ def _prepare_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Lau
     return lambda: _launch_switch(start, procs, rundir, boot)
 
 
-def _prepare_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Launch:
+def _prepare_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
     """An imported router running the user's own FRR files, loaded by vtysh once its daemons run
     (vtysh reports all FRR refuses)."""
     node, ns = start.node, node_netns(start.lab, start.node.name)
@@ -336,7 +336,7 @@ def _prepare_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> Lau
 
 
 # a kind's boot -> how it is prepared (sonic-vs boots in its container: the container runtimes do that)
-_PREPARERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], Launch]] = {
+_PREPARERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], NodeLaunch]] = {
     "server": _prepare_host, "twin-switch": _prepare_switch, "frr": _prepare_router}
 
 

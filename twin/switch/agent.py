@@ -151,9 +151,10 @@ def serve(run_dir: Path) -> None:
         sshd.start(settings.switches, settings.username, settings.password, settings.ssh_port,
                    run_dir / "ssh_host_key")
     # The state producers write once every switch's FRR has launched: while the fabric launches,
-    # following each converging switch's kernel events cost this process about 10 CPU-s at 64 x 128
-    # (and the launch about as many seconds), where reading each table once afterwards costs one.
-    # What the kernel told them meanwhile overflows their sockets: they read everything again then.
+    # following each converging switch's kernel events cost this process about 10 CPU-s at 64 x 128,
+    # taken from a launch that needs both CPUs, where reading each table once afterwards costs one.
+    # What the kernel told them meanwhile (at most 64 KiB a switch: switchd.SUBSCRIBED_RCVBUF) is
+    # dropped as each switch's tables are read.
     if _await_file(run_dir, LAUNCHED):  # else the lab's `up` failed and its run directory is gone
         daemons.start_state()
         log.info("state producers of %d switches started", len(parts))

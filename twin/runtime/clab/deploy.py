@@ -31,7 +31,7 @@ from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
-from twin.runtime.bringup import Launch, NodeStart, bring_up, tear_down
+from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, tear_down
 from twin.runtime.clab.command import ClabCommand, clab_inspect_nodes, missing_message
 from twin.runtime.clab.topology import clab_topology, dump_yaml, node_files
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
@@ -117,7 +117,7 @@ class ClabPlacement:
     def wire_links(self, lab: str, plan: Plan) -> None:
         return  # containerlab made them
 
-    def prepare_node(self, start: NodeStart) -> Launch:
+    def prepare_node(self, start: NodeStart) -> NodeLaunch:
         """containerlab started every node and ran its exec lines: wait for what they started (so the
         nodes are as ready as prepared ones); nothing is left to launch."""
         if start.kind.facts.boot == "sonic-vs":  # containerlab's sonic-vs kind started supervisord itself
@@ -126,7 +126,7 @@ class ClabPlacement:
             return lambda: notes
         if start.kind.facts.plan_kind != "host":
             _wait_for_vty(node_dir(start.lab, start.node.name))
-        return list
+        return lambda: []
 
     def remove_nodes(self, lab: str) -> list[str]:
         return containers.remove_containers(lab)

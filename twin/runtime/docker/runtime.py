@@ -36,7 +36,7 @@ from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
-from twin.runtime.bringup import Launch, NodeStart, bring_up, prepare_linux_node, tear_down
+from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, prepare_linux_node, tear_down
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
 from twin.switch.frr_daemons import daemon_env
 
@@ -108,7 +108,7 @@ class ContainerPlacement:
     def wire_links(self, lab: str, plan: Plan) -> None:
         ip_batch(wiring.link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
 
-    def prepare_node(self, start: NodeStart) -> Launch:
+    def prepare_node(self, start: NodeStart) -> NodeLaunch:
         if start.kind.facts.boot == "sonic-vs":  # SONiC boots whole (its databases, then FRR), in its container
             notes = containers.boot_sonic(start.lab, start.node, container_name(start.lab, start.node.name),
                                           supervisord=True)

@@ -20,7 +20,7 @@ from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 from twin.runtime import wiring
-from twin.runtime.bringup import Launch, NodeStart, bring_up, prepare_linux_node, tear_down
+from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, prepare_linux_node, tear_down
 from twin.runtime.confine import HOW as CONFINED
 from twin.runtime.confine import confined_argv
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
@@ -62,7 +62,7 @@ class NamespacePlacement:
     def wire_links(self, lab: str, plan: Plan) -> None:
         ip_batch(wiring.link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
 
-    def prepare_node(self, start: NodeStart) -> Launch:
+    def prepare_node(self, start: NodeStart) -> NodeLaunch:
         return prepare_linux_node(start, self)
 
     def remove_nodes(self, lab: str) -> list[str]:
