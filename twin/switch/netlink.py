@@ -53,8 +53,7 @@ def drain(sock: socket.socket) -> None:
     """Drop every datagram waiting on a non-blocking socket, and an overflow it reports."""
     while True:
         try:
-            if not sock.recv(RECV_BYTES):
-                return
+            sock.recv(RECV_BYTES)
         except (BlockingIOError, InterruptedError):
             return
         except OSError as exc:
