@@ -29,7 +29,10 @@ MGMT_SPACE = IPv4Network("172.20.0.0/14")
 # run queue never shortened, every launch waited its full second, and the lab was healthy after
 # 407 s against 359 s without it (16 x 64: 23.3 s against 19.1-20.6 s, with 2-3x the idle CPU).
 WORKERS = 8
-LINK_INDEX, MGMT_INDEX = 1000, 900000   # interface indexes of link and management veth ends
+# Interface indexes of link and management veth ends. Links start far above what a host hands out:
+# a docker container's eth0 keeps the index its host gave it, and on a host that had made a thousand
+# interfaces (a few labs) that index fell among the links' (from 1000: `RTNETLINK answers: File exists`).
+LINK_INDEX, MGMT_INDEX = 1 << 24, 900000
 
 
 def node_netns(lab: str, node: str) -> str:
