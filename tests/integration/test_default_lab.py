@@ -143,6 +143,16 @@ def test_bfdd_started_once_bgp_was_up_and_no_bfd_session_flapped(default_lab: st
         assert bfdd >= last - 0.02, f"{n['name']}: bfdd started {last - bfdd:.3f} s before BGP was up"
 
 
+def test_no_frr_daemon_refused_a_line_of_its_config(default_lab: str) -> None:
+    """Each daemon starts with its own part of the switch's frr.conf (twin.switch.frr_split): a line
+    given to a daemon that does not know it is logged as "No such command" (bgpd was given zebra's
+    `set src`); vtysh, loading frr.conf on SONiC, sends each line only to the daemons that know it."""
+    for rundir in sorted(p for p in (lab_dir(default_lab) / "nodes").iterdir() if (p / "bgpd.conf").exists()):
+        refused = [line for log in rundir.glob("*.log") for line in log.read_text().splitlines()
+                   if "No such command" in line or "Unknown command" in line]
+        assert not refused, f"{rundir.name}: {refused[:3]}"
+
+
 def test_down_removes_everything_and_is_idempotent(lab_name: str) -> None:
     twin_json("up", "tests/integration/data/mini.yaml", "--name", lab_name)
     assert leftovers(lab_name)

@@ -14,12 +14,12 @@ from twin.switch.frr_daemons import (
     daemon_command,
     launch_later,
     parse_daemons_file,
-    per_daemon_configs,
     prepare_boot,
     split_supported,
     switch_daemons,
     vtysh,
 )
+from twin.switch.frr_split import per_daemon_configs, route_map_owners
 
 FRR01 = Path(__file__).resolve().parents[2] / "topologies" / "frr01"
 
@@ -121,10 +121,12 @@ def test_per_daemon_configs_give_each_block_to_its_daemons_only() -> None:
     files = per_daemon_configs(RENDERED, ["zebra", "bgpd", "bfdd"])
     assert files is not None
     common = "frr version 8.4\nfrr defaults traditional\nhostname leaf1\nlog syslog informational\n"
-    rmap = "route-map RM_SET_SRC permit 10\n set src 10.1.4.1\nexit\n"
-    assert files["zebra"] == (common + "no zebra nexthop kernel enable\n" + rmap
+    assert files["zebra"] == (common + "no zebra nexthop kernel enable\n"
+                              + "route-map RM_SET_SRC permit 10\n set src 10.1.4.1\nexit\n"
                               + "ip protocol bgp route-map RM_SET_SRC\n")
-    assert files["bgpd"] == common + rmap + (
+    # `set src` is zebra's: bgpd gets the entry without it, as vtysh sends it (bgpd logged
+    # "No such command" for it at every start)
+    assert files["bgpd"] == common + "route-map RM_SET_SRC permit 10\nexit\n" + (
         "router bgp 65101\n neighbor 10.0.0.64 remote-as 65100\n neighbor 10.0.0.64 bfd\n"
         " address-family ipv4 unicast\n  maximum-paths 4\n exit-address-family\nexit\n")
     # bgpd never sees the bfd block: its `exit` would end config mode before `router bgp`
@@ -135,9 +137,33 @@ def test_per_daemon_configs_give_each_block_to_its_daemons_only() -> None:
     ("hostname r1\nrouter ospf\n network 10.0.0.0/8 area 0\nexit\n", ["zebra", "bgpd"]),  # owner unknown
     ("hostname r1\nbfd\n profile x\nexit\n", ["zebra", "bgpd"]),                           # bfdd not running
     ("hostname r1\nip route 10.0.0.0/8 blackhole\n", ["zebra", "bgpd", "staticd"]),         # not in the table
+    ("route-map RM permit 10\n set frobnicate 1\nexit\n", ["zebra", "bgpd"]),              # a line unknown
 ])
 def test_per_daemon_configs_refuse_what_they_cannot_place(conf: str, daemons: list[str]) -> None:
     assert per_daemon_configs(conf, daemons) is None
+
+
+def test_route_map_lines_go_to_the_daemons_that_know_them() -> None:
+    rendered = ("route-map FROM_BGP_PEER_V4 permit 10\n match ip address prefix-list PL_LoopbackV4\n"
+                " set community 65000:1 additive\n set src 10.1.0.1\n on-match next\nexit\n")
+    files = per_daemon_configs(rendered, ["zebra", "bgpd"])
+    assert files is not None
+    assert files["zebra"] == ("route-map FROM_BGP_PEER_V4 permit 10\n match ip address prefix-list PL_LoopbackV4\n"
+                              " set src 10.1.0.1\n on-match next\nexit\n")
+    assert files["bgpd"] == ("route-map FROM_BGP_PEER_V4 permit 10\n match ip address prefix-list PL_LoopbackV4\n"
+                             " set community 65000:1 additive\n on-match next\nexit\n")
+
+
+@pytest.mark.parametrize(("line", "owners"), [
+    ("set ip next-hop 10.0.0.1", {"zebra", "bgpd"}),          # FRR's own (lib)
+    ("set ip next-hop peer-address", {"bgpd"}),               # the longest match decides
+    ("match ip next-hop prefix-len 24", {"zebra"}),
+    ("match ip next-hop prefix-list PL", {"zebra", "bgpd"}),
+    ("set ipv6 next-hop local fe80::1", {"zebra", "bgpd"}),
+    ("set ipv6 next-hop prefer-global", {"bgpd"}),
+])
+def test_route_map_owners_longest_match(line: str, owners: set[str]) -> None:
+    assert route_map_owners(line) == owners
 
 
 def test_daemon_command_reads_its_config_file_only_when_given(tmp_path: Path) -> None:

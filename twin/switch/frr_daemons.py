@@ -13,6 +13,7 @@ from pathlib import Path
 from twin.host import userfile
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan
+from twin.switch.frr_split import per_daemon_configs
 from twin.switch.frr_vty import ask_json
 
 FRR_BIN = Path("/usr/lib/frr")
@@ -225,75 +226,3 @@ def load_frr(rundir: Path, conf: str) -> None:
     proc = subprocess.run(vtysh(rundir, "-f", str(conf_path)), capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise RuntimeBackendError(f"FRR rejected {conf_path}: {(proc.stdout + proc.stderr).strip()[-800:]}")
-
-
-# Who takes each top-level command of a rendered frr.conf when every daemon reads its own file (`-f`),
-# as FRR's split configuration has it: (first words, daemons). vtysh sends a command to every daemon
-# that knows it; a daemon given a block it does not know leaves config mode at its `exit` and drops
-# everything after it (a `bfd ... exit` block given to bgpd loses `router bgp`), so blocks go only to
-# their owners. Lines every daemon takes (hostname, logging, defaults) go to all.
-_EVERY = "*"
-_OWNERS: tuple[tuple[tuple[str, ...], frozenset[str]], ...] = (
-    (("frr", "version"), frozenset({_EVERY})),
-    (("frr", "defaults"), frozenset({_EVERY})),
-    (("hostname",), frozenset({_EVERY})),
-    (("log",), frozenset({_EVERY})),
-    (("no", "log"), frozenset({_EVERY})),
-    (("password",), frozenset({_EVERY})),
-    (("enable", "password"), frozenset({_EVERY})),
-    (("line", "vty"), frozenset({_EVERY})),
-    (("service", "integrated-vtysh-config"), frozenset()),   # vtysh's own
-    (("end",), frozenset()),
-    (("router", "bgp"), frozenset({"bgpd"})),
-    (("bgp",), frozenset({"bgpd"})),                        # as-path and community lists
-    (("bfd",), frozenset({"bfdd"})),
-    (("route-map",), frozenset({"zebra", "bgpd"})),
-    (("ip", "prefix-list"), frozenset({"zebra", "bgpd"})),
-    (("ipv6", "prefix-list"), frozenset({"zebra", "bgpd"})),
-    (("ip", "protocol"), frozenset({"zebra"})),
-    (("ipv6", "protocol"), frozenset({"zebra"})),
-    (("ip", "nht"), frozenset({"zebra"})),
-    (("ipv6", "nht"), frozenset({"zebra"})),
-    (("zebra",), frozenset({"zebra"})),
-    (("no", "zebra"), frozenset({"zebra"})),
-    (("interface",), frozenset({"zebra"})),
-)
-
-
-def _owners(line: str) -> frozenset[str] | None:
-    words = line.split()
-    for first, owners in _OWNERS:
-        if tuple(words[:len(first)]) == first:
-            return owners
-    return None
-
-
-def _stanzas(conf: str) -> list[list[str]]:
-    """Top-level commands, each with the indented lines and the `exit` of its block; comments dropped."""
-    stanzas: list[list[str]] = []
-    for line in conf.splitlines():
-        text = line.rstrip()
-        if not text.strip() or text.lstrip().startswith("!"):
-            continue
-        if text[0].isspace() or (text.startswith("exit") and stanzas):
-            stanzas[-1].append(text)
-        else:
-            stanzas.append([text])
-    return stanzas
-
-
-def per_daemon_configs(conf: str, daemons: Sequence[str]) -> dict[str, str] | None:
-    """Each daemon's own config file from one frr.conf, as FRR's split configuration holds it (what
-    vtysh would send each daemon). None when a command has no known owner among `daemons`: loading
-    the whole file with vtysh (load_frr) is then the only faithful way, and reports what FRR refuses."""
-    files: dict[str, list[str]] = {d: [] for d in daemons}
-    for stanza in _stanzas(conf):
-        owners = _owners(stanza[0])
-        if owners is None:
-            return None
-        takers = list(daemons) if _EVERY in owners else [d for d in daemons if d in owners]
-        if owners and not takers:
-            return None
-        for d in takers:
-            files[d] += stanza
-    return {d: "\n".join(lines) + "\n" for d, lines in files.items()}
