@@ -122,6 +122,39 @@ def test_a_switch_read_earlier_that_went_down_is_caught_by_the_poll_that_reads_e
     assert fabric.reads == [LEAVES, {"leaf2", *SPINES}, LEAVES, {"leaf1", *SPINES}, LEAVES, SPINES, None]
 
 
+class Clock:
+    """time.monotonic and time.sleep of a poll whose every read takes `read_s`."""
+
+    def __init__(self, read_s: float) -> None:
+        self.now, self.read_s, self.slept = 0.0, read_s, []
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(round(seconds, 3))
+        self.now += seconds
+
+
+@pytest.mark.parametrize(("read_s", "sleep_s"), [(0.01, health.POLL_MIN_S), (0.3, 0.3)])
+def test_polls_wait_as_long_as_the_last_poll_took_and_at_least_the_minimum(
+        clos: Plan, monkeypatch: pytest.MonkeyPatch, read_s: float, sleep_s: float) -> None:
+    fabric, clock = Fabric(clos), Clock(read_s)
+    fabric.down = {peer(clos, "leaf2", "spine2")}
+
+    def collect(lab: object, checks: Iterable[Check[Any]], only: Collection[str] | None = None) -> Outputs:
+        clock.now += read_s
+        if len(fabric.reads) == 3:     # up after three failing polls
+            fabric.down.clear()
+        return fabric.collect(lab, checks, only)
+
+    monkeypatch.setattr(health, "collect_local", collect)
+    monkeypatch.setattr(health, "process_checks", lambda lab: [])
+    monkeypatch.setattr(health, "time", clock)
+    assert wait_healthy(SimpleNamespace(plan=clos), 60, lambda h: None).healthy  # type: ignore[arg-type]
+    assert clock.slept == [sleep_s] * 3   # one read per failing poll: it stops at the first batch
+
+
 def test_failing_nodes_are_named_by_the_items_they_failed(clos: Plan) -> None:
     fabric = Fabric(clos)
     fabric.down = {peer(clos, "leaf3", "spine1"), peer(clos, "spine1", "leaf4")}
