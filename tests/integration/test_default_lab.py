@@ -65,13 +65,25 @@ def test_switch_redis_runs_as_sonic_s_with_housekeeping_once_a_second(default_la
 
 
 def test_the_agent_started_ahead_of_the_switches_serves_at_normal_priority(default_lab: str) -> None:
-    """It was started before the switches at nice 19 (twin.lab.agent.prestart_agent) and took the
-    normal priority back with its settings: every one of its threads runs at nice 0."""
+    """It was started before the switches at nice 19 (twin.lab.agent_preload, as `twin up` knew the
+    lab's name) and took the normal priority back with its settings: every one of its threads runs at
+    nice 0."""
     pid = int((lab_dir(default_lab) / "agent.pid").read_text())
-    assert b"--await-settings" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    assert b"--preloaded" in Path(f"/proc/{pid}/cmdline").read_bytes()
     nices = {int(Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[16])
              for tid in os.listdir(f"/proc/{pid}/task")}
     assert nices == {0}
+
+
+def test_an_up_refused_before_the_lab_existed_leaves_no_agent_behind(default_lab: str) -> None:
+    """`twin up` of a name already up stops before anything of a lab is made: the agent it had
+    started loading ends with it; the running lab's own agent stays."""
+    proc = twin("up", "labs/default.yaml", "--name", default_lab, check=False)
+    assert proc.returncode == 2 and "already up" in proc.stderr
+    agent = int((lab_dir(default_lab) / "agent.pid").read_text())
+    agents = subprocess.run(["pgrep", "-f", f"twin.switch.agent --run-dir {lab_dir(default_lab)} "],
+                            capture_output=True, text=True).stdout.split()
+    assert [int(p) for p in agents] == [agent]
 
 
 def test_the_agent_is_set_up_while_frr_launches_and_produces_state_once_it_has(default_lab: str) -> None:

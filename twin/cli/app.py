@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,7 +25,12 @@ from twin.cli.common import (
 )
 from twin.cli.common import emit_json as _emit_json
 from twin.cli.common import resolve_name as _resolve_name
+from twin.lab.agent_preload import PreloadedAgent
 from twin.model.errors import TwinError
+from twin.model.phases import Phases, recording
+
+if TYPE_CHECKING:
+    from twin.model.lab import Lab
 
 app = typer.Typer(help="A digital twin of AI-training network fabrics.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
@@ -79,20 +84,27 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
     from twin.host.processes import started_monotonic
-    from twin.model.phases import Phases, recording
 
     phases = Phases(start=started_monotonic())  # from the process's start: Python and the CLI count
     phases.reach("cli_start")
-    from twin.flows.bringup import bring_up
-    from twin.model.results import Health
-    from twin.report.health import health_table, print_notes
-    from twin.runtime.registry import check_lab_name
+    from twin.host.rundir import lab_dir
+    from twin.runtime.protocol import check_lab_name
     from twin.stages.lab_file import load_lab
-    from twin.stages.render.sonic_templates import find_templates
 
     lab = load_lab(target)
     lab_name = name or lab.name
     check_lab_name(lab_name, str(target) if not name else "--name")
+    with PreloadedAgent(lab_dir(lab_name)) as agent:  # it loads itself on the idle CPU meanwhile
+        _up(phases, agent, lab, lab_name, runtime, image, timeout, sonic_templates, as_json)
+
+
+def _up(phases: Phases, agent: PreloadedAgent, lab: Lab, lab_name: str, runtime: str | None,
+        image: str | None, timeout: float | None, sonic_templates: Path | None, as_json: bool) -> None:
+    from twin.flows.bringup import bring_up
+    from twin.model.results import Health
+    from twin.report.health import health_table, print_notes
+    from twin.stages.render.sonic_templates import find_templates
+
     templates = find_templates(sonic_templates)
     phases.reach("plan")
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[info]}"),
@@ -109,7 +121,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
                             info=f"BGP {h.bgp['established']}/{h.bgp['total']}, "
                                  f"ECMP full on {full}/{len(h.ecmp)} leaves")
 
-        running, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image, templates)
+        running, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image, templates, agent)
     state = running.state
     if as_json:
         _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),

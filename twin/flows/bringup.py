@@ -9,6 +9,7 @@ from twin.checks.catalog import verify_checks
 from twin.checks.collect_local import collect_local
 from twin.checks.daemons import AgentServing, process_checks
 from twin.checks.health import HealthProgress, evaluate, wait_healthy
+from twin.lab.agent_preload import PreloadedAgent
 from twin.lab.lifecycle import start_lab
 from twin.lab.running import RunningLab
 from twin.model.lab import Lab
@@ -18,9 +19,9 @@ from twin.runtime.registry import ProgressFn
 
 def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_poll: HealthProgress,
              timeout: float | None = None, image: str | None = None,
-             templates: Path | None = None) -> tuple[RunningLab, Health]:
+             templates: Path | None = None, preloaded: PreloadedAgent | None = None) -> tuple[RunningLab, Health]:
     """Start the lab (twin.lab.lifecycle.start_lab) and wait until it is healthy."""
-    running = start_lab(lab, name, runtime, on_step, image, templates)
+    running = start_lab(lab, name, runtime, on_step, image, templates, preloaded)
     return running, wait_healthy(running, timeout or lab.health.timeout_s, on_poll)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from twin.host.rundir import lab_dir, node_dir
 from twin.kinds.registry import switch_kind
+from twin.lab.agent_preload import PreloadedAgent
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
@@ -27,9 +28,11 @@ STALL_S = 30.0
 START_LIMIT_S = 900.0
 
 
-def prestart_agent(lab: str) -> subprocess.Popen[bytes]:
+def prestart_agent(lab: str, preloaded: PreloadedAgent | None = None) -> subprocess.Popen[bytes]:
     """Start the lab's agent before its switches, idle: it imports its modules at nice 19, then
-    waits for agent.json, which configure_agent writes once the switches are prepared.
+    waits for agent.json, which configure_agent writes once the switches are prepared. `preloaded`:
+    an agent `twin up` started before the lab existed, its modules loaded or loading, handed the lab
+    here (a new one is started when it is gone).
 
     Started after them instead, its imports (0.5 CPU-s) took 18 s at 64 x 128, where 192 bgpds
     converging leave a new process next to no CPU; started ahead, they are done while the switches
@@ -37,6 +40,12 @@ def prestart_agent(lab: str) -> subprocess.Popen[bytes]:
     to the daemons only where the kernel's autogroup scheduling is off: with it on (Debian's default),
     the agent's own session is a scheduling group of its own, as is each daemonized FRR daemon, and
     the nice value weighs only among the agent's own threads."""
+    if preloaded is not None:
+        run_dir = _fresh_run_files(lab)
+        proc = preloaded.hand_over()
+        if proc is not None:
+            (run_dir / "agent.pid").write_text(str(proc.pid))
+            return proc
     return _spawn(lab, ahead=True)
 
 
@@ -104,9 +113,7 @@ def restart_agent(lab: str, stall: float = STALL_S) -> None:
 
 def _spawn(lab: str, ahead: bool = False) -> subprocess.Popen[bytes]:
     """The agent process; `ahead`: started before the switches (prestart_agent)."""
-    run_dir = lab_dir(lab)
-    (run_dir / "agent.ready").unlink(missing_ok=True)
-    (run_dir / PROGRESS).unlink(missing_ok=True)
+    run_dir = _fresh_run_files(lab)
     argv = [sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)]
     if ahead:
         argv = ["nice", "-n", "19", *argv, "--await-settings"]
@@ -114,6 +121,14 @@ def _spawn(lab: str, ahead: bool = False) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     (run_dir / "agent.pid").write_text(str(proc.pid))  # `nice` execs the agent: the pid is the agent's
     return proc
+
+
+def _fresh_run_files(lab: str) -> Path:
+    """The lab's run directory, without what an earlier agent left of its start."""
+    run_dir = lab_dir(lab)
+    (run_dir / "agent.ready").unlink(missing_ok=True)
+    (run_dir / PROGRESS).unlink(missing_ok=True)
+    return run_dir
 
 
 def _await_ready(lab: str, proc: subprocess.Popen[bytes], stall: float) -> None:

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from twin.lab.agent import await_agent, configure_agent, prestart_agent
+from twin.lab.agent_preload import PreloadedAgent
 from twin.lab.running import RunningLab, save_settings
 from twin.model import phases
 from twin.model.agent import AgentSettings
@@ -19,15 +20,16 @@ from twin.runtime.registry import ProgressFn, get_runtime
 
 
 def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, image: str | None = None,
-              templates: Path | None = None) -> RunningLab:
+              templates: Path | None = None, preloaded: PreloadedAgent | None = None) -> RunningLab:
     """`runtime` and `image` override the lab file's; `templates` is a SONiC release's FRR templates
-    that twin's switches render with (their config daemons too), instead of twin's own renderer."""
+    that twin's switches render with (their config daemons too), instead of twin's own renderer;
+    `preloaded`: the agent `twin up` started as it started (twin.lab.agent_preload)."""
     rt = get_runtime(runtime or lab.runtime, image or lab.image, templates)
     agents: list[AgentSettings] = []
     prestarted: list[subprocess.Popen[bytes]] = []
 
     def prestart(lab_name: str) -> None:  # before the switches: it loads itself while they are prepared
-        prestarted.append(prestart_agent(lab_name))
+        prestarted.append(prestart_agent(lab_name, preloaded))
 
     def configure(state: LabState) -> None:  # the switches are prepared: it sets them up while FRR launches
         agents.append(configure_agent(state, lab.plan, lab.gnmi, templates))

@@ -12,6 +12,7 @@ import functools
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -168,13 +169,31 @@ def serve(run_dir: Path) -> None:
     daemons.close()
 
 
+def await_go(run_dir: Path) -> bool:
+    """Preloaded before its lab existed (twin.lab.agent_preload), its modules loaded: wait for a line
+    on standard input, which comes once the lab's run directory exists; from there on agent.log in it
+    takes the process's output. False when the input closes first (`twin up` stopped before that)."""
+    if not sys.stdin.readline():
+        return False
+    log_fd = os.open(run_dir / "agent.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    for fd in (1, 2):
+        os.dup2(log_fd, fd)
+    os.close(log_fd)
+    return True
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="twin's gNMI agent for the switches of one lab")
     parser.add_argument("--run-dir", type=Path, required=True)
     parser.add_argument("--await-settings", action="store_true",
                         help="started before the switches: wait for agent.json, then serve")
+    parser.add_argument("--preloaded", action="store_true",
+                        help="started before the lab existed: wait for a line on standard input, then "
+                             "for agent.json, then serve")
     args = parser.parse_args()
-    if args.await_settings and not await_settings(args.run_dir):
+    if args.preloaded and not await_go(args.run_dir):
+        return
+    if (args.await_settings or args.preloaded) and not await_settings(args.run_dir):
         return
     serve(args.run_dir)
 
