@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from twin.cli.common import JsonOpt, NameOpt, console, emit_json, out, resolve_name
 from twin.model.errors import PlanError, Problem
-from twin.model.traffic import PatternName
-from twin.traffic.seeds import SEED_MODES, SeedMode
+
+if TYPE_CHECKING:  # the traffic models and seeds load only when a traffic command runs
+    from twin.model.traffic import PatternName
+    from twin.traffic.seeds import SeedMode
 
 PATTERNS = ("ring-allreduce", "all-to-all", "pairs")
 MMR_TARGET = 1.2   # the sweep reports the fewest QPs with MMR at or below this
@@ -31,6 +33,8 @@ def parse_qps(text: str) -> list[int]:
 def pattern_and_mode(pattern: str, pairs_file: Path | None, seed_mode: str,
                      field: str) -> tuple[PatternName, SeedMode]:
     """The pattern and seed mode a user named, checked (exit 2 naming the option and the choices)."""
+    from twin.traffic.seeds import SEED_MODES
+
     if pattern not in PATTERNS:
         raise PlanError([Problem("twin traffic", field, f"unknown pattern '{pattern}'",
                                  f"patterns: {', '.join(PATTERNS)}")])
