@@ -44,12 +44,11 @@ def check_health(lab: RunningLab) -> Health:
 
 
 READ_BATCH = WORKERS  # nodes read at once while polling for health (read_until_failing)
-# Between two polls wait as long as the last one took, at least this: a poll takes at most half of
-# a CPU from the fabric it waits for (a failing poll at 64 x 128 reads 8 switches in about 0.3 s),
-# and a small lab is polled as often as the floor's convergence test polls (a fixed 0.25 s added
-# 0.13 s on average to the default lab's 4 s, more when a last poll that began part-way had to be
-# followed by one that reads every switch).
-POLL_MIN_S = 0.05
+# Between two polls wait as long as the last one took, between these two: a small lab is polled as
+# often as the floor's convergence test polls (a fixed 0.25 s added 0.13 s on average to the default
+# lab's 4 s), and a poll that read many switches of a large one (up to 5 s at 64 x 128) is not
+# followed by as long a wait, which would delay seeing the fabric converged by as much.
+POLL_MIN_S, POLL_MAX_S = 0.05, 0.25
 
 # (bgp established, bgp total, leaves at full width, leaves): for a progress display
 HealthProgress = Callable[[Health], None]
@@ -97,7 +96,7 @@ def wait_healthy(lab: RunningLab, timeout: float, on_poll: HealthProgress,
             pending = everyone
             if not fresh:
                 continue
-        time.sleep(max(POLL_MIN_S, time.monotonic() - began))
+        time.sleep(min(POLL_MAX_S, max(POLL_MIN_S, time.monotonic() - began)))
 
 
 def read_until_failing(lab: RunningLab, checks: list[Check[Any]], outputs: Outputs,
