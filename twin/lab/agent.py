@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from twin.host.rundir import lab_dir, node_dir
 from twin.kinds.registry import switch_kind
-from twin.lab.agent_preload import PreloadedAgent
+from twin.lab.agent_preload import PreloadedAgent, agent_argv
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
@@ -114,9 +113,7 @@ def restart_agent(lab: str, stall: float = STALL_S) -> None:
 def _spawn(lab: str, ahead: bool = False) -> subprocess.Popen[bytes]:
     """The agent process; `ahead`: started before the switches (prestart_agent)."""
     run_dir = _fresh_run_files(lab)
-    argv = [sys.executable, "-m", "twin.switch.agent", "--run-dir", str(run_dir)]
-    if ahead:
-        argv = ["nice", "-n", "19", *argv, "--await-settings"]
+    argv = agent_argv(run_dir, "--await-settings", idle=True) if ahead else agent_argv(run_dir)
     with (run_dir / "agent.log").open("ab") as log:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
     (run_dir / "agent.pid").write_text(str(proc.pid))  # `nice` execs the agent: the pid is the agent's

@@ -17,16 +17,22 @@ from types import TracebackType
 AGENT_MODULE = "twin.switch.agent"
 
 
+def agent_argv(run_dir: Path, *flags: str, idle: bool = False) -> list[str]:
+    """The command line of a lab's agent, its run directory in it (how `twin down` and the process
+    checks know it); `idle`: at nice 19, as an agent started ahead of the switches."""
+    argv = [sys.executable, "-m", AGENT_MODULE, "--run-dir", str(run_dir), *flags]
+    return ["nice", "-n", "19", *argv] if idle else argv
+
+
 class PreloadedAgent:
     """The agent process of the lab whose run directory is `run_dir`, preloading until hand_over
     lets it go on or close ends it."""
 
     def __init__(self, run_dir: Path) -> None:
-        # the run directory in its command line, as any process a lab runs (how `twin down` knows
-        # it); nice 19 and a session of its own, as an agent started ahead of the switches
+        # a session of its own, as an agent started ahead of the switches
         self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-            ["nice", "-n", "19", sys.executable, "-m", AGENT_MODULE, "--run-dir", str(run_dir), "--preloaded"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            agent_argv(run_dir, "--preloaded", idle=True), stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True)
 
     def hand_over(self) -> subprocess.Popen[bytes] | None:
         """The run directory exists: let the agent go on. The process, or None when it is gone
