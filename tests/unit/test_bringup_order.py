@@ -1,6 +1,7 @@
-"""The order of `twin up` (twin.runtime.bringup.bring_up): every node prepared before any node's
-daemons launch, the `prepared` hook (the agent's settings) between the two, `started` after; a
-failed preparation launches nothing and removes the lab."""
+"""The order of `twin up` (twin.runtime.bringup.bring_up): spines prepared and launched before leaves
+(twin.runtime.launch_order), the `prepared` hook (the agent's settings) once every node is prepared,
+`started` after every launch; a failed preparation prepares no later wave, calls no hook and removes
+the lab."""
 
 from __future__ import annotations
 
@@ -42,9 +43,11 @@ class RecordingPlacement:
         self.events.append(f"prepare {name}")
         if name == self.fail:
             raise RuntimeBackendError(f"{name}: redis did not answer")
+        self.events.append(f"ready {name}")
 
         def launch() -> list[str]:
             self.events.append(f"launch {name}")
+            self.events.append(f"launched {name}")
             return [f"{name}: launched"]
 
         return launch
@@ -77,26 +80,36 @@ def _hooks(events: list[str]) -> UpHooks:
                    started=lambda state: events.append("started"))
 
 
-def test_every_node_is_prepared_before_any_launches_and_the_hooks_come_between(plan: Plan) -> None:
+def _at(events: list[str], what: str, names: list[str]) -> list[int]:
+    return [events.index(f"{what} {n}") for n in names]
+
+
+def test_spines_are_prepared_and_launched_before_leaves_and_the_hooks_come_in_their_places(plan: Plan) -> None:
     events: list[str] = []
     state = bringup.bring_up("netns", "order1", plan, switch_kind(None), RecordingPlacement(events),
                              lambda *a: None, None, _hooks(events))
     names = [n.name for n in plan.nodes]
+    spines = [n.name for n in plan.nodes if n.role == "spine"]
+    leaves = [n.name for n in plan.nodes if n.role == "leaf"]
     assert events[:3] == ["created", "create", "wire"]
-    prepares, rest = events[3:3 + len(names)], events[3 + len(names):]
-    assert sorted(prepares) == sorted(f"prepare {n}" for n in names)
-    assert rest[0] == "prepared"
-    assert sorted(rest[1:-1]) == sorted(f"launch {n}" for n in names)
-    assert rest[-1] == "started"
+    assert sorted(e for e in events if e.startswith("launch ")) == sorted(f"launch {n}" for n in names)
+    assert max(_at(events, "ready", spines)) < min(_at(events, "prepare", leaves))
+    assert max(_at(events, "launched", spines)) < min(_at(events, "launch", leaves))
+    assert max(_at(events, "ready", names)) < events.index("prepared")
+    assert events[-1] == "started"
     assert state.phase == "up"
-    assert sorted(state.notes) == sorted(f"{n}: launched" for n in names)   # the launches' reports
+    assert state.notes == [f"{n}: launched" for n in names]   # the launches' reports, in plan order
 
 
-def test_a_failed_preparation_launches_nothing_and_removes_the_lab(plan: Plan, no_host: list[str]) -> None:
+def test_a_failed_preparation_prepares_no_later_wave_calls_no_hook_and_removes_the_lab(
+        plan: Plan, no_host: list[str]) -> None:
     events: list[str] = []
-    failing = plan.switches[-1].name
+    failing = plan.switches[0].name
+    assert plan.switches[0].role == "spine"
     with pytest.raises(RuntimeBackendError, match=f"{failing}: redis did not answer"):
         bringup.bring_up("netns", "order2", plan, switch_kind(None), RecordingPlacement(events, fail=failing),
                          lambda *a: None, None, _hooks(events))
-    assert not [e for e in events if e.startswith("launch") or e in ("prepared", "started")]
+    leaves = [n.name for n in plan.nodes if n.role == "leaf"]
+    assert not [e for e in events if e.split()[-1] in leaves]
+    assert "prepared" not in events and "started" not in events
     assert no_host == ["order2"]

@@ -45,12 +45,12 @@ from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.held_start import BGP_SETTLE_S, HELD_DAEMONS, HeldStart
+from twin.runtime.launch_order import start_nodes
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, StateFn, UpHooks, check_lab_name
 from twin.runtime.wiring import (
     host_routes,
     node_netns,
     owned_netns,
-    parallel,
     pick_mgmt_subnet,
     pidfile_pids,
     preflight,
@@ -228,22 +228,23 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     held = HeldStart()
     launches: dict[str, NodeLaunch] = {}
 
-    def prepare(node: NodePlan) -> list[str]:
+    def prepare(node: NodePlan) -> None:
         with phases.recording(recorder):
             launches[node.name] = placement.prepare_node(NodeStart(
                 lab, plan, node, kind_of(node, switches), str(mgmt_ip.get(node.name, "")), subnet.prefixlen,
                 templates, held))
-        return []
 
     def launch(node: NodePlan) -> list[str]:
         with phases.recording(recorder):
             return launches[node.name]()
 
-    parallel(plan.nodes, prepare, _counter("preparing nodes", nodes, progress))
-    phases.reach("prepared")
-    if hooks.prepared is not None:
-        hooks.prepared(state)
-    state.notes += parallel(plan.nodes, launch, _counter("starting nodes", nodes, progress))
+    def prepared() -> None:
+        phases.reach("prepared")
+        if hooks.prepared is not None:
+            hooks.prepared(state)
+
+    state.notes += start_nodes(plan.nodes, prepare, launch, prepared, _counter("preparing nodes", nodes, progress),
+                               _counter("starting nodes", nodes, progress))
     _release(held, state, hooks.started)
     state.phase = "up"
     save_state(state)
