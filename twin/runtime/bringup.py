@@ -1,8 +1,9 @@
 """The bring-up every runtime shares, composed with the runtime's own Placement.
 
 `bring_up`: check the name, recover from a crashed `up`, pick the management subnet, record the
-lab's state before anything exists, create the nodes, wire the links, prepare every node, then
-launch every node's daemons, both in parallel; on any failure remove everything (`tear_down`).
+lab's state before anything exists, create the nodes, wire the links, prepare every node and
+launch its daemons, in parallel and in the order twin.runtime.launch_order gives; on any failure
+remove everything (`tear_down`).
 `tear_down`: kill what runs in the lab's namespaces, remove what the placement made (containers),
 the namespaces, the run directory.
 
@@ -110,9 +111,10 @@ class Placement(Protocol):
 
     def prepare_node(self, start: NodeStart) -> NodeLaunch:
         """Prepare one node up to its routing daemons (a switch's databases loaded, its kernel
-        programmed, its FRR config checked); returns its launch. Every node is prepared before any
-        launches: what a node needs besides its daemons is done while the CPU is not yet shared
-        with converging bgpds."""
+        programmed, its FRR config checked); returns its launch. What a node needs besides its
+        daemons is done before they start, and apart from converging bgpds: only nodes prepared
+        within the first bgpd's first second launch before every node is prepared
+        (twin.runtime.launch_order)."""
         ...
 
     def remove_nodes(self, lab: str) -> list[str]:
