@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -255,13 +256,15 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
 
 
 def _counter(what: str, total: int, progress: ProgressFn) -> Callable[[], None]:
-    """A tick that reports `what (done/total)`."""
+    """A tick that reports `what (done/total)`; launches tick from several threads."""
     done = 0
+    lock = threading.Lock()
 
     def tick() -> None:
         nonlocal done
-        done += 1
-        progress(f"{what} ({done}/{total})", done, total)
+        with lock:
+            done += 1
+            progress(f"{what} ({done}/{total})", done, total)
 
     return tick
 

@@ -14,8 +14,8 @@ earlier waves are (the spines get the machine first) and launches once they have
 bgpd starts after theirs have read their config and armed their timers. Two neighbours started
 within milliseconds of each other connect to each other at the same moment a second later, and
 FRR 8.4 resolves that connection collision by now and then resetting both ("unexpected packet
-received in state OpenSent"): that session came up a second or more later, in about one `twin up`
-in four on the default lab. Nodes without BGP sessions (servers) are in no wave: prepared last,
+received in state OpenSent"): that session came up a second or more later, in 2 of 10 rounds of
+`twin up` on the default lab (none of 10 in waves). Nodes without BGP sessions (servers) are in no wave: prepared last,
 launched whenever they are ready.
 
 Early launch. A node launches as soon as it is prepared while the first launched bgpd is still in
