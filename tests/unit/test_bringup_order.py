@@ -5,6 +5,7 @@ the lab."""
 
 from __future__ import annotations
 
+import time
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 
@@ -23,7 +24,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class RecordingPlacement:
-    """Records what bring_up asks of it; `fail` names a node whose preparation fails."""
+    """Records what bring_up asks of it; `fail` names a node whose preparation fails. A spine's
+    preparation and launch take 30 ms: long enough for the workers to start a leaf's alongside
+    unless the launch order holds it back."""
 
     def __init__(self, events: list[str], fail: str | None = None) -> None:
         self.events, self.fail = events, fail
@@ -40,13 +43,16 @@ class RecordingPlacement:
 
     def prepare_node(self, start: NodeStart) -> NodeLaunch:
         name = start.node.name
+        pause = 0.03 if start.node.role == "spine" else 0.0
         self.events.append(f"prepare {name}")
+        time.sleep(pause)
         if name == self.fail:
             raise RuntimeBackendError(f"{name}: redis did not answer")
         self.events.append(f"ready {name}")
 
         def launch() -> list[str]:
             self.events.append(f"launch {name}")
+            time.sleep(pause)
             self.events.append(f"launched {name}")
             return [f"{name}: launched"]
 
