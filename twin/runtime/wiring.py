@@ -22,12 +22,14 @@ from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 
 MGMT_SPACE = IPv4Network("172.20.0.0/14")
-# Nodes start 8 at a time (the staged start): each start waits on processes it runs (redis, ip, FRR's
-# config check and daemons), so 8 keep 2 CPUs busy, and a 192-switch lab launches its switches as
-# fast as the machine can peer them. A load-adaptive hold on top (each launch waiting up to 1 s for
-# the run queue to shorten) was measured and removed: with SONiC's 10 s connect timer at 64 x 128 the
-# run queue never shortened, every launch waited its full second, and the lab was healthy after
-# 407 s against 359 s without it (16 x 64: 23.3 s against 19.1-20.6 s, with 2-3x the idle CPU).
+# Nodes are prepared 8 at a time and launch 8 at a time (the staged start; while preparation runs,
+# the nodes launched early take a pool of 8 of their own: twin.runtime.launch_order): each step waits
+# on processes it runs (redis, ip, FRR's config check and daemons), so 8 keep 2 CPUs busy, and a
+# 192-switch lab launches its switches as fast as the machine can peer them. A load-adaptive hold on
+# top (each launch waiting up to 1 s for the run queue to shorten) was measured and removed: with
+# SONiC's 10 s connect timer at 64 x 128 the run queue never shortened, every launch waited its full
+# second, and the lab was healthy after 407 s against 359 s without it (16 x 64: 23.3 s against
+# 19.1-20.6 s, with 2-3x the idle CPU).
 WORKERS = 8
 # Interface indexes of link and management veth ends. Links start far above what a host hands out:
 # a docker container's eth0 keeps the index its host gave it, and on a host that had made a thousand
