@@ -173,3 +173,12 @@ def test_sonic_own_tables_are_kept_known_ones_follow_the_set(leaf1: ConfigDb) ->
     merged = with_sonic_tables(new, current)
     assert merged["FEATURE"] == {"bgp": {"state": "enabled"}}
     assert "BGP_NEIGHBOR" not in merged
+
+
+def test_values_read_back_share_one_copy_across_rows() -> None:
+    """Every port's row repeats "up" and "9100", every switch's the others': a CONFIG_DB read
+    back from redis holds each name and value once."""
+    one = raw_to_typed({"admin_status": "".join(["u", "p"]), "mtu": str(9100), "lanes@": "0,1"})
+    two = raw_to_typed({"admin_status": "".join(["u", "p"]), "mtu": str(9100), "lanes@": "1,2"})
+    assert one["admin_status"] is two["admin_status"] and one["mtu"] is two["mtu"]
+    assert one["lanes"][1] is two["lanes"][0]

@@ -287,3 +287,21 @@ def test_drain_drops_what_waits_and_an_overflow() -> None:
         netlink.drain(ours)
         with pytest.raises(BlockingIOError):
             ours.recv(10)
+
+
+def test_rows_kept_share_one_copy_of_a_repeated_value() -> None:
+    """A leaf's routes all go by the same next hops: what the writer remembers holds that string
+    once, whatever copies its rows came in."""
+    from twin.switch.producers import Batch
+    db = FakeSonicRedis()
+    routes = TableWriter(db, "APPL_DB", "ROUTE_TABLE")  # type: ignore[arg-type]
+    hops = [f"10.0.{i}.1" for i in range(64)]
+    batch = Batch(db)  # type: ignore[arg-type]
+    for prefix in ("10.1.0.1", "10.1.0.2"):
+        routes.put(prefix, {"nexthop": ",".join(hops), "ifname": ",".join(f"Ethernet{4 * i}" for i in range(64)),
+                            "protocol": "bgp"}, batch)
+    batch.execute()
+    first, second = routes.rows["10.1.0.1"], routes.rows["10.1.0.2"]
+    assert first == second and first is not second
+    assert first["nexthop"] is second["nexthop"] and first["ifname"] is second["ifname"]
+    assert db.dbs["APPL_DB"].hashes["ROUTE_TABLE:10.1.0.2"]["nexthop"] == ",".join(hops)

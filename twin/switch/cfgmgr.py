@@ -124,11 +124,18 @@ class ConfigDaemon:
     # -- programming --------------------------------------------------------------------------
 
     def _program_logged(self, new: ConfigDb) -> None:
-        """Program `new` as SONiC's daemons would: what the switch refuses is logged, not undone."""
+        """Program `new` (the cache) as SONiC's daemons would: what the switch refuses is logged, not
+        undone. Where the programmed config then holds what CONFIG_DB holds, as it does but for a
+        refused entry, it becomes the cache itself: a switch's CONFIG_DB is kept once, not twice
+        (at 64 x 128 a copy is up to ~0.8 MiB a switch; the cache, read from redis, has its strings
+        interned). Neither is ever changed in place: `changed` copies each table it touches,
+        `program` builds a new config."""
         try:
             self.program(new, tolerant=True)
         except Exception as exc:  # a daemon logs and carries on with the next change
             log.error("%s: %s", self.name, exc)
+        if self.cache is new and self.programmed == new:
+            self.programmed = new
 
     def program(self, new: ConfigDb, tolerant: bool = False) -> None:
         """Send the kernel and FRR what differs between the programmed config and `new`.

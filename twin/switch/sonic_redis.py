@@ -19,6 +19,7 @@ lists, which config_db.json writes as JSON lists, and an entry with no fields is
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -88,15 +89,20 @@ def raw_to_typed(raw: Mapping[str, str]) -> dict[str, Any]:
     """A CONFIG_DB hash as config_db.json writes it: `NULL` dropped, `name@` fields as lists.
 
     An empty `name@` value reads as an empty list (swsscommon would give `[""]`), so that
-    `typed_to_raw` and `raw_to_typed` round-trip every list."""
+    `typed_to_raw` and `raw_to_typed` round-trip every list.
+
+    Names and values are interned: a switch's CONFIG_DB repeats them from port to port ("up",
+    "9100", a buffer profile) and every switch of a lab repeats the others', and an agent keeps
+    each switch's CONFIG_DB for as long as it runs (one copy of each string, not one per row)."""
     typed: dict[str, Any] = {}
     for name, value in raw.items():
         if name == NULL_FIELD:
             continue
         if name.endswith(LIST_SUFFIX):
-            typed[name.removesuffix(LIST_SUFFIX)] = value.split(",") if value else []
+            items = value.split(",") if value else []
+            typed[sys.intern(name.removesuffix(LIST_SUFFIX))] = [sys.intern(v) for v in items]
         else:
-            typed[name] = value
+            typed[sys.intern(name)] = sys.intern(value)
     return typed
 
 
