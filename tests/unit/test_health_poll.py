@@ -1,6 +1,7 @@
 """wait_healthy's polls: while a fabric converges a poll reads switches a batch at a time and stops
 at the first batch with a failing switch, only switches not yet read passing are read again, and the
-lab is judged healthy only on a poll that read every switch."""
+lab is judged healthy only on a poll that read every switch. Within a batch the kernel is read
+first (the FIBs), and FRR is asked only where the kernel's answers pass."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ class Fabric:
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
         self.down: set[tuple[str, str]] = set()  # (switch, peer ip) not Established
-        self.reads: list[set[str] | None] = []
+        self.short: set[str] = set()              # leaves whose FIB is one path short everywhere
+        self.reads: list[tuple[str, set[str] | None]] = []  # (what was read, of which nodes)
 
     def summary(self, switch: str) -> dict[str, Any]:
         peers = {ip: {"state": "Active" if (switch, ip) in self.down else "Established"}
@@ -45,8 +47,10 @@ class Fabric:
         return {"ipv4Unicast": {"peers": peers}}
 
     def fib(self, leaf: str) -> list[dict[str, Any]]:
-        return [{"dst": prefix, "nexthops": [{"gateway": f"10.0.0.{i}"} for i in range(width)]}
-                for prefix, width in expected_ecmp(self.plan)[leaf].items()]
+        width_of = expected_ecmp(self.plan)[leaf]
+        return [{"dst": prefix, "nexthops": [{"gateway": f"10.0.0.{i}"}
+                                             for i in range(width - (leaf in self.short))]}
+                for prefix, width in width_of.items()]
 
     def read(self, node: str, need: str, probes: dict[str, Any]) -> Any:
         if need == "bgp_summary":
@@ -59,7 +63,11 @@ class Fabric:
         return {src: sorted(targets) for src, targets in probes[node].items()}
 
     def collect(self, lab: object, checks: Iterable[Check[Any]], only: Collection[str] | None = None) -> Outputs:
-        self.reads.append(None if only is None else set(only))
+        checks = list(checks)
+        needs = {need for check in checks for need in check.needs}
+        what = "kernel" if needs <= health.KERNEL_SOURCES else "pings" if needs == {"ping"} else "frr" \
+            if not needs & health.KERNEL_SOURCES else "all"
+        self.reads.append((what, None if only is None else set(only)))
         outputs: Outputs = {}
         for check in checks:
             probes = getattr(check.inputs, "probes", {})
@@ -92,34 +100,62 @@ def test_a_poll_stops_at_a_failing_batch_and_healthy_is_judged_on_a_poll_that_re
     assert len(LEAVES) == health.READ_BATCH
     fabric = Fabric(clos)
     fabric.down = {peer(clos, "leaf2", "spine2")}
+    polls: list[bool] = []
 
     def on_poll(h: Any) -> None:
-        if len(fabric.reads) == 1:      # after the first poll leaf2's session comes up
+        polls.append(h.healthy)
+        if len(polls) == 1:      # after the first poll leaf2's session comes up
             fabric.down.clear()
 
     result = _wait(clos, fabric, monkeypatch, on_poll)
     assert result.healthy
     # the first batch, where leaf2 fails (the spines are not read); leaf2 first, then the switches
     # not yet read; every switch in one poll before judging (a batch, then one twice its size);
-    # then the pings (a full read)
-    assert fabric.reads == [LEAVES, {"leaf2", *SPINES}, LEAVES, SPINES, None]
+    # then the pings. Each batch: the FIBs first, then FRR.
+    assert fabric.reads == [("kernel", LEAVES), ("frr", LEAVES),
+                            ("kernel", {"leaf2", *SPINES}), ("frr", {"leaf2", *SPINES}),
+                            ("kernel", LEAVES), ("frr", LEAVES), ("kernel", SPINES), ("frr", SPINES),
+                            ("pings", None)]
 
 
 def test_a_switch_read_earlier_that_went_down_is_caught_by_the_poll_that_reads_every_switch(
         clos: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
     fabric = Fabric(clos)
     fabric.down = {peer(clos, "leaf2", "spine2")}
+    polls: list[bool] = []
 
     def on_poll(h: Any) -> None:
-        if len(fabric.reads) == 1:     # leaf2 comes up, and leaf1, not read in the next poll, goes down
+        polls.append(h.healthy)
+        if len(polls) == 1:     # leaf2 comes up, and leaf1, not read in the next poll, goes down
             fabric.down = {peer(clos, "leaf1", "spine1")}
-        elif len(fabric.reads) == 3:   # the poll that began with every switch saw leaf1 down; it comes back
+        elif len(polls) == 3:   # the poll that began with every switch saw leaf1 down; it comes back
             assert not h.healthy
             fabric.down.clear()
 
     result = _wait(clos, fabric, monkeypatch, on_poll)
     assert result.healthy
-    assert fabric.reads == [LEAVES, {"leaf2", *SPINES}, LEAVES, {"leaf1", *SPINES}, LEAVES, SPINES, None]
+    assert [nodes for what, nodes in fabric.reads if what == "frr"] == [
+        LEAVES, {"leaf2", *SPINES}, LEAVES, {"leaf1", *SPINES}, LEAVES, SPINES]
+
+
+def test_frr_is_not_asked_while_a_leaf_s_fib_is_short(clos: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A leaf short of full ECMP fails its batch on the kernel's answer alone: no bgpd of that batch
+    is asked, and the spines (read in later batches) are not either."""
+    fabric = Fabric(clos)
+    fabric.short = {"leaf3"}
+    fabric.down = {peer(clos, "leaf3", "spine4")}
+    polls: list[bool] = []
+
+    def on_poll(h: Any) -> None:
+        polls.append(h.healthy)
+        if len(polls) == 2:     # two polls with leaf3's FIB short; then it converges
+            fabric.short.clear()
+            fabric.down.clear()
+
+    assert _wait(clos, fabric, monkeypatch, on_poll).healthy
+    assert fabric.reads[:3] == [("kernel", LEAVES), ("kernel", LEAVES), ("kernel", LEAVES)]
+    assert fabric.reads[3] == ("frr", LEAVES)
+    assert all(what != "frr" for what, _ in fabric.reads[:3])
 
 
 class Clock:
@@ -136,23 +172,28 @@ class Clock:
         self.now += seconds
 
 
-@pytest.mark.parametrize(("read_s", "sleep_s"), [(0.01, health.POLL_MIN_S), (0.1, 0.1), (2.0, health.POLL_MAX_S)])
+@pytest.mark.parametrize(("read_s", "sleep_s"), [(0.01, health.POLL_MIN_S), (0.05, 0.1), (2.0, health.POLL_MAX_S)])
 def test_polls_wait_as_long_as_the_last_poll_took_within_bounds(
         clos: Plan, monkeypatch: pytest.MonkeyPatch, read_s: float, sleep_s: float) -> None:
     fabric, clock = Fabric(clos), Clock(read_s)
     fabric.down = {peer(clos, "leaf2", "spine2")}
+    polls: list[bool] = []
 
     def collect(lab: object, checks: Iterable[Check[Any]], only: Collection[str] | None = None) -> Outputs:
         clock.now += read_s
-        if len(fabric.reads) == 3:     # up after three failing polls
-            fabric.down.clear()
         return fabric.collect(lab, checks, only)
+
+    def on_poll(h: Any) -> None:
+        polls.append(h.healthy)
+        if len(polls) == 3:     # up after three failing polls
+            fabric.down.clear()
 
     monkeypatch.setattr(health, "collect_local", collect)
     monkeypatch.setattr(health, "process_checks", lambda lab: [])
     monkeypatch.setattr(health, "time", clock)
-    assert wait_healthy(SimpleNamespace(plan=clos), 60, lambda h: None).healthy  # type: ignore[arg-type]
-    assert clock.slept == [sleep_s] * 3   # one read per failing poll: it stops at the first batch
+    assert wait_healthy(SimpleNamespace(plan=clos), 60, on_poll).healthy  # type: ignore[arg-type]
+    # each failing poll read the first batch's FIBs, then its FRR, and stopped there
+    assert clock.slept == [sleep_s] * 3
 
 
 def test_failing_nodes_are_named_by_the_items_they_failed(clos: Plan) -> None:

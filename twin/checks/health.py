@@ -99,6 +99,12 @@ def wait_healthy(lab: RunningLab, timeout: float, on_poll: HealthProgress,
         time.sleep(min(POLL_MAX_S, max(POLL_MIN_S, time.monotonic() - began)))
 
 
+# What the kernel answers (a FIB dump, the process table) costs no switch daemon anything; FRR's
+# daemons answer on their vty between the updates they process. A batch is read in two stages:
+# the checks built on the kernel's answers first, and FRR is asked only where those pass.
+KERNEL_SOURCES = frozenset({"fib", "daemons"})
+
+
 def read_until_failing(lab: RunningLab, checks: list[Check[Any]], outputs: Outputs,
                        pending: list[str]) -> list[str]:
     """Read the nodes of `pending` into `outputs` in order, READ_BATCH of them first and twice as
@@ -110,12 +116,24 @@ def read_until_failing(lab: RunningLab, checks: list[Check[Any]], outputs: Outpu
     node each poll instead asked up to 192 bgpds for 16,384 session ends and decoded 128 leaves'
     FIBs of 64-way routes, about 5 s of 2 CPUs a poll, back to back, while the fabric it waited
     for converged on the same CPUs. Growing batches keep a poll that finds everything passing to
-    a few batches."""
+    a few batches.
+
+    Within a batch the kernel is read first (KERNEL_SOURCES): while a leaf's FIB is short of full
+    ECMP, its bgpd and the others of the batch are not asked. At 64 x 128 the first batch of a poll
+    asked 8 converging bgpds and took 15 s to answer, and the lab was seen healthy 28 s after its
+    last session came up; FIB dumps are answered by the kernel at once."""
+    kernel = [c for c in checks if set(c.needs) <= KERNEL_SOURCES]
+    stages = [stage for stage in (kernel, [c for c in checks if c not in kernel]) if stage]
     size = READ_BATCH
     while pending:
         batch = pending[:size]
-        for node, values in collect_local(lab, checks, batch).items():
-            outputs.setdefault(node, {}).update(values)
+        for stage in stages:
+            for node, values in collect_local(lab, stage, batch).items():
+                outputs.setdefault(node, {}).update(values)
+            if stage is kernel and len(stages) > 1:
+                failing = failing_nodes(kernel, [c.evaluate(outputs) for c in kernel])
+                if failing is None or failing.intersection(batch):
+                    return pending  # FRR not asked: no node of the batch is known passing
         failing = failing_nodes(checks, [c.evaluate(outputs) for c in checks])
         if failing is None:  # a failure about no one node: nothing is known passing
             return pending
