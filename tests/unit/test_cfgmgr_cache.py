@@ -57,19 +57,24 @@ def _daemon(tmp_path: Path, db: FakeDb, sent: list[list[str]]) -> ConfigDaemon:
     return daemon
 
 
-def test_the_cache_is_what_was_programmed_when_they_hold_the_same(tmp_path: Path) -> None:
+def _synced(tmp_path: Path) -> tuple[ConfigDaemon, FakeDb, list[list[str]]]:
+    """A daemon started on a switch whose CONFIG_DB holds what was programmed at boot; what it
+    sends the kernel and FRR, and its CONFIG_DB."""
     sent: list[list[str]] = []
-    daemon = _daemon(tmp_path, FakeDb(BOOT), sent)
+    db = FakeDb(BOOT)
+    daemon = _daemon(tmp_path, db, sent)
     daemon.resync()
+    return daemon, db, sent
+
+
+def test_the_cache_is_what_was_programmed_when_they_hold_the_same(tmp_path: Path) -> None:
+    daemon, _, sent = _synced(tmp_path)
     assert sent == [], "nothing differs from what was programmed at boot"
     assert daemon.cache is daemon.programmed
 
 
 def test_a_change_leaves_what_was_programmed_alone_until_it_is_programmed(tmp_path: Path) -> None:
-    sent: list[list[str]] = []
-    db = FakeDb(BOOT)
-    daemon = _daemon(tmp_path, db, sent)
-    daemon.resync()
+    daemon, db, sent = _synced(tmp_path)
     shared = daemon.programmed
     before = copy.deepcopy(shared)
     seen: list[ConfigDb] = []
@@ -83,10 +88,7 @@ def test_a_change_leaves_what_was_programmed_alone_until_it_is_programmed(tmp_pa
 
 
 def test_a_refused_entry_keeps_the_cache_apart(tmp_path: Path) -> None:
-    sent: list[list[str]] = []
-    db = FakeDb(BOOT)
-    daemon = _daemon(tmp_path, db, sent)
-    daemon.resync()
+    daemon, db, sent = _synced(tmp_path)
     db.raw["PORT|Ethernet 4"] = {"admin_status": "up"}  # a kernel key of two words: never programmed
     daemon.changed({"PORT|Ethernet 4"})
     assert "Ethernet 4" in daemon.cache["PORT"] and "Ethernet 4" not in daemon.programmed["PORT"]
