@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lab_up import FLOOR_SCRIPT_ENV as FLOOR_ENV  # the floor a child run loads (this script is the child)
 from lab_up import find_floor, floor
 
-FLOOR_ENV = "TWIN_FLOOR_SCRIPT"  # the floor a child run loads (this script is the child)
 Link = tuple[int, int, str, str, str, str]  # the floor's links: spine, leaf, ifaces, spine ip, leaf ip
 
 

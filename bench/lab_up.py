@@ -4,6 +4,12 @@ the same run. Prints one JSON document.
 
     python bench/lab_up.py            # the default lab (4 x 8 Clos, 16 servers) against the floor's 4 x 8
     python bench/lab_up.py --scale    # also the 64 x 128 control plane against the floor's 64 x 128 (minutes)
+    python bench/lab_up.py --sonic-routing   # each round also runs the floor with SONiC's routing config
+
+With --sonic-routing each round also runs the floor whose FRR configs carry the routing config twin
+renders as SONiC does (bench/floor_routing.py: spine loopbacks announced, route-maps on every
+session, RM_SET_SRC, next hops inline): twin's time over that floor's is what twin's own pipeline
+costs (databases, agent, checks), apart from the routing work SONiC's config asks of FRR.
 
 At 64 x 128 both run without BFD (labs/scale.yaml's fabric has it off): at SONiC's 300 ms x 3 the
 fabric's 16,384 session ends need more CPU in bfdd alone than a 2-CPU machine has, for the floor as
@@ -38,6 +44,8 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 TWIN = [sys.executable, "-m", "twin"]
+FLOOR_SCRIPT_ENV = "TWIN_FLOOR_SCRIPT"  # the floor floor_routing.py loads when run as a floor itself
+SONIC_ROUTING_FLOOR = Path(__file__).resolve().parent / "floor_routing.py"
 
 
 def _kb(pid: int, field: str) -> int:
@@ -192,8 +200,26 @@ def twin_pss_per_switch(doc: dict[str, Any]) -> float:
     return float(memory["pss_mib_per_switch_mean"]) + float(memory["agent_pss_mib_per_switch"])
 
 
-def compare(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) -> dict[str, Any]:
-    """Medians and spreads of both, and twin's ratios to the floor (median over median)."""
+def compare(twins: list[dict[str, Any]], floors: list[dict[str, Any]],
+            routing_floors: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Medians and spreads of both, and twin's ratios to the floor (median over median); with
+    `routing_floors` (the floor with SONiC's routing config), those and twin's time over theirs."""
+    doc = _compare_floor(twins, floors)
+    if routing_floors is None:
+        return doc
+    good = [f["seconds_total"] for f in routing_floors if f["ok"]]
+    doc["floor_sonic_routing_runs_ok"] = f"{len(good)}/{len(routing_floors)}"
+    if good:
+        doc["floor_sonic_routing_seconds_total"] = spread(good)
+        median = doc["floor_sonic_routing_seconds_total"]["median"]
+        if "floor_seconds_total" in doc:
+            doc["ratio_time_sonic_routing_floor_to_floor"] = round(median / doc["floor_seconds_total"]["median"], 2)
+        if "twin_seconds_up_to_healthy" in doc:
+            doc["ratio_time_to_sonic_routing_floor"] = round(doc["twin_seconds_up_to_healthy"]["median"] / median, 2)
+    return doc
+
+
+def _compare_floor(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) -> dict[str, Any]:
     healthy = [t for t in twins if t["healthy"] and "memory" in t]
     good = [f for f in floors if f["ok"]]
     doc: dict[str, Any] = {"twin_runs_healthy": f"{len(healthy)}/{len(twins)}",
@@ -219,19 +245,25 @@ def compare(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) -> dict[s
 
 
 def rounds(floor_script: Path | None, runs: int, lab_file: str, name: str, spines: int, leaves: int,
-           bfd_ms: int | None, timeout: float) -> dict[str, Any]:
-    """`runs` alternating rounds of the floor and twin at the same size."""
+           bfd_ms: int | None, timeout: float, sonic_routing: bool = False) -> dict[str, Any]:
+    """`runs` alternating rounds of the floor, the floor with SONiC's routing config (if
+    `sonic_routing`) and twin at the same size."""
     twins: list[dict[str, Any]] = []
     floors: list[dict[str, Any]] = []
+    routing: list[dict[str, Any]] | None = [] if floor_script is not None and sonic_routing else None
     for i in range(runs):
         if floor_script is not None:
             floors.append(floor(floor_script, spines, leaves, bfd_ms, timeout))
+        if routing is not None:
+            routing.append(floor(SONIC_ROUTING_FLOOR, spines, leaves, bfd_ms, timeout))
         twins.append(bench(lab_file, f"{name}{i}", timeout))
     bfd = "BFD=0" if bfd_ms is None else f"BFD=1 BFD_MS={bfd_ms}"
     doc: dict[str, Any] = {"lab": lab_file, "floor_size": f"S={spines} L={leaves} {bfd}",
-                           **compare(twins, floors), "twin_runs": twins}
+                           **compare(twins, floors, routing), "twin_runs": twins}
     if floor_script is not None:
         doc["floor_runs"] = floors
+    if routing is not None:
+        doc["floor_sonic_routing_runs"] = routing
     return doc
 
 
@@ -243,19 +275,26 @@ def main() -> None:
     parser.add_argument("--scale-runs", type=int, default=1, help="alternating rounds at 64 x 128 (default 1)")
     parser.add_argument("--floor", help="floor_clos.py, the bare floor (default: $TWIN_FLOOR)")
     parser.add_argument("--name", default="bench", help="lab name prefix (labs NAME0, NAME1, ...; NAMEscale0)")
+    parser.add_argument("--sonic-routing", action="store_true",
+                        help="each round also runs the floor with the routing config twin renders as SONiC does "
+                             "(bench/floor_routing.py), and twin's time is given as a ratio to it too")
     args = parser.parse_args()
     if args.runs < 1 or args.scale_runs < 1:
         parser.error("--runs and --scale-runs must be at least 1")
     script, why = find_floor(args.floor)
     if args.floor and script is None:
         parser.error(why)   # asked for by name: a wrong path is a mistake, not a skip
+    if args.sonic_routing and script is None:
+        parser.error(f"--sonic-routing needs the floor it changes: {why}")
+    if script is not None:
+        os.environ[FLOOR_SCRIPT_ENV] = str(script.resolve())  # read by floor_routing.py run as a floor
     doc: dict[str, Any] = {} if script else {"floor_skipped": why}
-    doc["default"] = rounds(script, args.runs, "labs/default.yaml", args.name, 4, 8, 300, 300)
+    doc["default"] = rounds(script, args.runs, "labs/default.yaml", args.name, 4, 8, 300, 300, args.sonic_routing)
     if args.scale:
         # labs/scale.yaml runs without BFD, and so does the floor it is compared with: at 300 ms x 3 the
         # 16,384 session ends need more CPU in bfdd alone than this machine has (bench/bfd_capacity.py)
         doc["scale_64x128"] = rounds(script, args.scale_runs, "labs/scale.yaml", f"{args.name}scale", 64, 128,
-                                     None, 1800)
+                                     None, 1800, args.sonic_routing)
     print(json.dumps(doc, indent=2))
 
 
