@@ -14,7 +14,7 @@ from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
 
 from twin.switch import netlink
 from twin.switch.logwatch import LogWatch
-from twin.switch.producers import SwitchProducers, TableWriter
+from twin.switch.producers import Batch, SwitchProducers, TableWriter
 from twin.switch.switchd import MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
 
 
@@ -292,7 +292,6 @@ def test_drain_drops_what_waits_and_an_overflow() -> None:
 def test_rows_kept_share_one_copy_of_a_repeated_value() -> None:
     """A leaf's routes all go by the same next hops: what the writer remembers holds that string
     once, whatever copies its rows came in."""
-    from twin.switch.producers import Batch
     db = FakeSonicRedis()
     routes = TableWriter(db, "APPL_DB", "ROUTE_TABLE")  # type: ignore[arg-type]
     hops = [f"10.0.{i}.1" for i in range(64)]
