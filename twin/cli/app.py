@@ -88,7 +88,7 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
     phases = Phases(start=started_monotonic())  # from the process's start: Python and the CLI count
     phases.reach("cli_start")
     from twin.host.rundir import lab_dir
-    from twin.runtime.protocol import check_lab_name
+    from twin.model.names import check_lab_name
     from twin.stages.lab_file import load_lab
 
     lab = load_lab(target)
@@ -204,7 +204,7 @@ def down(name: NameOpt = None,
     from twin.runtime.registry import down_lab
 
     running = every_lab()
-    names = running if all_labs else [name] if name else [_resolve_name(None)] if running else []
+    names = running if all_labs else [_resolve_name(name)] if name is not None or running else []
     for lab_name in names:
         removed = down_lab(lab_name)
         console.print(f"lab {lab_name}: " + (f"removed {', '.join(removed)}" if removed else "nothing to remove"))
@@ -411,10 +411,13 @@ def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo:
         as_json: JsonOpt = False) -> None:
     """Gate configs in CI: validate, up, push, verify, drills, down. Exit 0 passed, 1 failed, 2 bad input."""
     from twin.flows.ci import run_ci
+    from twin.model.names import check_lab_name
     from twin.report.ci import ci_markdown
     from twin.report.junit import write_junit
     from twin.stages.render.sonic_templates import find_templates
 
+    if name is not None:
+        check_lab_name(name)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
                   transient=True) as progress:
         task = progress.add_task("ci", total=None)

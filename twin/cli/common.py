@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from twin.model.errors import TwinError
+from twin.model.names import check_lab_name
 
 console = Console(stderr=True)
 out = Console()
@@ -35,7 +36,10 @@ def emit_json(doc: Any) -> None:
 
 
 def resolve_name(name: str | None) -> str:
-    if name:
+    """The lab a command works on: `--name`, checked as a lab name before anything uses it, else the
+    only running lab (or `default` among several)."""
+    if name is not None:
+        check_lab_name(name)
         return name
     from twin.runtime.registry import all_labs
 

@@ -5,6 +5,10 @@ Layout under the run directory (default /run/twin, env TWIN_RUN_DIR):
   <lab>/state.json       the inventory: runtime, phase, namespaces, management addresses
   <lab>/plan.json        the plan the lab was brought up from
   <lab>/nodes/<node>/    per-node files: config_db.json, frr.conf, FRR pid files and vty sockets
+
+Every path of a lab is built here, from names checked here (twin.model.names): a lab or node name that
+is not one is refused before any path exists, and a removal is confined to the run root's own lab
+folders, so no name a user types can point it anywhere else.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import shutil
 from pathlib import Path
 
 from twin.model.errors import TwinError
+from twin.model.names import check_lab_name, check_node_name, is_lab_name
 from twin.model.plan import Plan
 from twin.model.state import LabState
 
@@ -24,10 +29,12 @@ def run_root() -> Path:
 
 
 def lab_dir(lab: str) -> Path:
+    check_lab_name(lab)
     return run_root() / lab
 
 
 def node_dir(lab: str, node: str) -> Path:
+    check_node_name(node)
     return lab_dir(lab) / "nodes" / node
 
 
@@ -65,8 +72,20 @@ def known_labs() -> list[str]:
     root = run_root()
     if not root.is_dir():
         return []
-    return sorted(p.name for p in root.iterdir() if p.is_dir())
+    return sorted(p.name for p in root.iterdir() if is_lab_name(p.name) and p.is_dir() and not p.is_symlink())
 
 
 def remove_lab_dir(lab: str) -> None:
-    shutil.rmtree(lab_dir(lab), ignore_errors=True)
+    """Remove the lab's folder, and nothing but a folder directly in the run root: a symlink in its
+    place is removed as a link (never followed), and a path that resolves elsewhere is refused."""
+    path = lab_dir(lab)
+    if path.is_symlink():
+        path.unlink()
+        return
+    if not path.exists():
+        return
+    root = run_root().resolve()
+    real = path.resolve()
+    if real.parent != root or real.name != lab:
+        raise TwinError(f"refusing to remove {path}: it resolves to {real}, outside the run root {root}")
+    shutil.rmtree(real, ignore_errors=True)

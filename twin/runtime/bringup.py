@@ -42,13 +42,14 @@ from twin.kinds.host import server_lines
 from twin.kinds.registry import NodeKind, kind_of
 from twin.model import phases
 from twin.model.errors import RuntimeBackendError, TwinError
+from twin.model.names import check_lab_name
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
 from twin.runtime.held_start import BGP_SETTLE_S, HELD_DAEMONS, HeldStart
 from twin.runtime.launch_order import start_nodes
-from twin.runtime.protocol import NO_HOOKS, ProgressFn, StateFn, UpHooks, check_lab_name
+from twin.runtime.protocol import NO_HOOKS, ProgressFn, StateFn, UpHooks
 from twin.runtime.wiring import (
     host_routes,
     node_netns,

@@ -6,13 +6,11 @@ where it has them, the small capability protocols below (checked with isinstance
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from twin.model.errors import PlanError, Problem
 from twin.model.plan import Plan
 from twin.model.state import LabState
 
@@ -43,18 +41,6 @@ class UpHooks:
 
 
 NO_HOOKS = UpHooks()
-
-
-LAB_NAME = re.compile(r"^[a-z][a-z0-9-]{0,11}$")
-
-
-def check_lab_name(name: str, source: str = "--name") -> None:
-    """Lab names end up in kernel interface names (15 characters), so they stay short."""
-    if not LAB_NAME.match(name):
-        raise PlanError([Problem(
-            source, "name", f"lab name '{name}' is not usable: lab names are 1-12 characters of a-z, 0-9 "
-            "and '-', starting with a letter, because they become part of kernel interface names "
-            "(at most 15 characters)", "pick another name with --name")])
 
 
 class Runtime(Protocol):

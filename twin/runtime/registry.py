@@ -14,8 +14,9 @@ from typing import cast
 
 from twin.host.rundir import load_state
 from twin.model.errors import TwinError
+from twin.model.names import check_lab_name, is_lab_name
 from twin.model.state import LabState
-from twin.runtime.protocol import ProgressFn, Runtime, check_lab_name
+from twin.runtime.protocol import ProgressFn, Runtime
 
 __all__ = ["RUNTIMES", "ProgressFn", "Runtime", "all_labs", "check_lab_name", "down_lab", "get_runtime",
            "runtime_of"]
@@ -53,8 +54,9 @@ def runtime_of(state: LabState) -> Runtime:
 
 
 def all_labs() -> list[str]:
-    """Every lab on this machine, whatever its runtime (half-created ones included)."""
-    return sorted({lab for name in RUNTIMES for lab in get_runtime(name).labs()})
+    """Every lab on this machine, whatever its runtime (half-created ones included). Only lab names:
+    a namespace or container that looks like a lab's but whose name is not one is no lab of twin's."""
+    return sorted({lab for name in RUNTIMES for lab in get_runtime(name).labs() if is_lab_name(lab)})
 
 
 def down_lab(lab: str) -> list[str]:
