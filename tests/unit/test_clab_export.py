@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from collections import Counter
 from ipaddress import IPv4Address, IPv4Network
@@ -220,6 +221,9 @@ def test_daemons_file_enables_what_twin_runs(bfd: bool) -> None:
     assert parse_daemons_file(text) == daemons
     assert "vtysh_enable=yes" in text
     assert ("bfdd=yes" in text) is bfd
+    # every daemon's vty on 127.0.0.1 only (frrinit.sh passes <daemon>_options), as SONiC's
+    for daemon in ["zebra", "staticd", *daemons[1:]]:
+        assert re.search(rf'^{daemon}_options=".*-A 127\.0\.0\.1\b', text, re.M), daemon
 
 
 def test_management_network_is_named_after_the_lab(plans: dict[str, Plan]) -> None:

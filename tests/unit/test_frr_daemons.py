@@ -73,6 +73,15 @@ def test_daemon_command_pathspace_has_no_dots(daemon: str, tmp_path: Path) -> No
     assert cmd[cmd.index("-z") + 1] == str(tmp_path / "zserv.api")
 
 
+@pytest.mark.parametrize("daemon", ["zebra", "bgpd", "bfdd", "staticd", "ospfd"])
+def test_daemon_vty_listens_on_localhost_only(daemon: str, tmp_path: Path) -> None:
+    """SONiC starts its FRR daemons with `-A 127.0.0.1`; without -A, FRR's TCP vty (2601, 2605,
+    2617, ...) listens on every address of the node, where GPU servers reach it."""
+    cmd = daemon_command(daemon, "ns", tmp_path)
+    assert cmd[cmd.index("-A") + 1] == "127.0.0.1"
+    assert cmd.count("-A") == 1 and "-P" not in cmd
+
+
 @pytest.mark.parametrize(("daemon", "has_buffer"), [("zebra", True), ("bgpd", False)])
 def test_zebra_gets_netlink_buffer(daemon: str, has_buffer: bool, tmp_path: Path) -> None:
     assert ("-s" in daemon_command(daemon, "ns", tmp_path)) is has_buffer

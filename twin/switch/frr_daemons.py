@@ -60,11 +60,17 @@ def split_supported(daemons: list[str]) -> tuple[list[str], list[str]]:
     return start, warnings
 
 
+VTY_ADDRESS = "127.0.0.1"  # SONiC's supervisord starts zebra, bgpd, bfdd and staticd with `-A 127.0.0.1`
+
+
 def daemon_command(daemon: str, pathspace: str, rundir: Path, config: Path | None = None) -> list[str]:
     """FRR forbids dots in -N, so the namespace name `tw.lab.node` becomes `tw_lab_node`. With
-    `config` the daemon reads that file as it starts (`-f`); without, it starts with no config."""
+    `config` the daemon reads that file as it starts (`-f`); without, it starts with no config.
+    The daemon's TCP vty (2601 zebra, 2605 bgpd, 2617 bfdd, ...) listens on the node's 127.0.0.1
+    only, as SONiC's does (`-A`; FRR's default is every address): GPU servers reach a switch's
+    data-plane addresses, never its daemons' vty; vtysh uses the unix sockets in `rundir`."""
     cmd = [str(FRR_BIN / daemon), "-N", pathspace.replace(".", "_"), "-u", "frr", "-g", "frr", "-d",
-           "-i", str(rundir / f"{daemon}.pid"), "--vty_socket", str(rundir),
+           "-A", VTY_ADDRESS, "-i", str(rundir / f"{daemon}.pid"), "--vty_socket", str(rundir),
            "-z", str(rundir / "zserv.api"), "--log", f"file:{rundir / f'{daemon}.log'}"]
     if config is not None:
         cmd += ["-f", str(config)]

@@ -50,7 +50,7 @@ from twin.model.errors import TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
-from twin.switch.frr_daemons import KNOWN, switch_daemons
+from twin.switch.frr_daemons import KNOWN, VTY_ADDRESS, switch_daemons
 from twin.switch.kernel import kernel_lines
 
 CLAB_KINDS: tuple[ClabKind, ...] = ("linux", "sonic-vs")
@@ -204,9 +204,9 @@ def daemons_file(daemons: list[str]) -> str:
     listed = [d for d in KNOWN if d not in ("zebra", "staticd")]
     lines = [f"# FRR daemons, {GENERATED_NOTE}. zebra and staticd always run.", ""]
     lines += [f"{d}={'yes' if d in enabled else 'no'}" for d in listed]
-    lines += ["", "vtysh_enable=yes", 'zebra_options="  -A 127.0.0.1 -s 16777216"',
-              'staticd_options="-A 127.0.0.1"']
-    lines += [f'{d}_options="-A 127.0.0.1"' for d in listed if d in enabled]
+    lines += ["", "vtysh_enable=yes", f'zebra_options="  -A {VTY_ADDRESS} -s 16777216"',
+              f'staticd_options="-A {VTY_ADDRESS}"']
+    lines += [f'{d}_options="-A {VTY_ADDRESS}"' for d in listed if d in enabled]
     return "\n".join(lines) + "\n"
 
 
