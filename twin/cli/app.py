@@ -200,16 +200,27 @@ def exec_(node: Annotated[str, typer.Argument(help="node name, e.g. leaf1 or ser
 def down(name: NameOpt = None,
          all_labs: Annotated[bool, typer.Option("--all", help="remove every lab")] = False) -> None:
     """Remove a lab: processes, namespaces, veths, files. Safe to run twice."""
+    from twin.host.lablock import LabBusyError
     from twin.runtime.registry import all_labs as every_lab
     from twin.runtime.registry import down_lab
 
     running = every_lab()
     names = running if all_labs else [_resolve_name(name)] if name is not None or running else []
+    refused = []
     for lab_name in names:
-        removed = down_lab(lab_name)
+        try:
+            removed = down_lab(lab_name)
+        except LabBusyError as exc:
+            if not all_labs:
+                raise
+            refused.append(lab_name)   # --all goes on with the other labs, and says which it left
+            console.print(f"[red]lab {lab_name}: left in place:[/] {escape(str(exc))}", highlight=False)
+            continue
         console.print(f"lab {lab_name}: " + (f"removed {', '.join(removed)}" if removed else "nothing to remove"))
     if not names:
         console.print("no labs to remove")
+    if refused:
+        raise TwinError(f"{len(refused)} labs not removed: {', '.join(refused)}")
 
 
 @app.command()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from twin.host.lablock import LabLock
 from twin.lab.agent import await_agent, configure_agent, prestart_agent
 from twin.lab.agent_preload import PreloadedAgent
 from twin.lab.running import RunningLab, save_settings
@@ -39,12 +40,14 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
         await_agent(name, next(iter(prestarted), None))
         phases.reach("agents_ready")
 
-    state = rt.up(name, lab.plan, on_step, UpHooks(created=prestart, prepared=configure, started=serving))
-    try:
-        if not agents:
-            raise RuntimeBackendError(f"the {rt.name} runtime brought lab '{name}' up without starting its gNMI agent")
-        save_settings(name, lab.drills)
-    except BaseException:
-        rt.down(name)
-        raise
+    with LabLock(name, "up"):  # one command at a time on a lab name, across run roots (twin.host.lablock)
+        state = rt.up(name, lab.plan, on_step, UpHooks(created=prestart, prepared=configure, started=serving))
+        try:
+            if not agents:
+                raise RuntimeBackendError(f"the {rt.name} runtime brought lab '{name}' up without starting its "
+                                          "gNMI agent")
+            save_settings(name, lab.drills)
+        except BaseException:
+            rt.down(name)
+            raise
     return RunningLab(state=state, plan=lab.plan, settings=lab.drills, agent=agents[0])

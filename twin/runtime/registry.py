@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
+from twin.host.lablock import LabLock
 from twin.host.rundir import load_state
 from twin.model.errors import TwinError
 from twin.model.names import check_lab_name, is_lab_name
@@ -60,10 +61,13 @@ def all_labs() -> list[str]:
 
 
 def down_lab(lab: str) -> list[str]:
-    """Remove a lab with the runtime that made it (from its state, or its containers after a crash)."""
-    state = load_state(lab)
-    if state is not None:
-        return runtime_of(state).down(lab)
-    from twin.runtime.containers import docker_labs
+    """Remove a lab with the runtime that made it (from its state, or its containers after a crash).
+    Refused (LabBusyError) while another command brings it up or removes it, or when it exists
+    under another run root."""
+    with LabLock(lab, "down"):
+        state = load_state(lab)
+        if state is not None:
+            return runtime_of(state).down(lab)
+        from twin.runtime.containers import docker_labs
 
-    return get_runtime("docker" if lab in docker_labs() else "netns").down(lab)
+        return get_runtime("docker" if lab in docker_labs() else "netns").down(lab)
