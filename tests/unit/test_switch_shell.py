@@ -208,6 +208,36 @@ def test_redis_cli_only_talks_to_the_switchs_own_redis(args: list[str]) -> None:
         parse_redis_cli(args)
 
 
+@pytest.mark.parametrize(("args", "named"), [
+    (["shutdown"], "SHUTDOWN"), (["SHUTDOWN", "NOSAVE"], "SHUTDOWN"), (["acl", "setuser", "x", "on"], "ACL SETUSER"),
+    (["ACL", "DELUSER", "default"], "ACL DELUSER"), (["acl", "save"], "ACL SAVE"), (["acl", "load"], "ACL LOAD"),
+    (["client", "pause", "20000"], "CLIENT PAUSE"), (["CLIENT", "PAUSE", "100", "WRITE"], "CLIENT PAUSE"),
+    (["client", "kill", "id", "3"], "CLIENT KILL"), (["client", "no-evict", "on"], "CLIENT NO-EVICT"),
+    (["client", "unpause"], "CLIENT UNPAUSE"), (["config", "set", "maxclients", "1"], "CONFIG SET"),
+    (["config", "resetstat"], "CONFIG RESETSTAT"), (["Config", "Rewrite"], "CONFIG REWRITE"),
+    (["debug", "sleep", "30"], "DEBUG"), (["module", "list"], "MODULE"), (["monitor"], "MONITOR"),
+    (["failover"], "FAILOVER"), (["psync", "?", "-1"], "PSYNC"),
+])
+def test_redis_admin_commands_are_refused_by_name(args: list[str], named: str) -> None:
+    why = redis_refusal(args)
+    assert why is not None and f"'{named}'" in why and "not available on this switch" in why
+    with pytest.raises(ArgvRefused):
+        parse_redis_cli(["-n", "4", *args])
+    assert status(translate("redis-cli " + " ".join(args), SW)) == 1
+    assert status(translate("sudo sonic-db-cli CONFIG_DB " + " ".join(args), SW)) == 1
+    assert status(translate_redis(" ".join(args), SW, 4, True)) == 1
+
+
+@pytest.mark.parametrize("args", [
+    ["client", "list"], ["CLIENT", "SETNAME", "me"], ["client", "getname"], ["client", "id"], ["client", "info"],
+    ["acl", "whoami"], ["acl", "list"], ["config", "get", "maxclients"], ["save"], ["bgsave"], ["flushdb"],
+    ["eval", "return 1", "0"], ["subscribe", "x"], ["info"], ["hgetall", "PORT|Ethernet0"], ["client"],
+])
+def test_ordinary_redis_commands_pass(args: list[str]) -> None:
+    assert redis_refusal(args) is None
+    assert isinstance(translate("redis-cli " + " ".join(shlex.quote(a) for a in args), SW), Run)
+
+
 def test_sonic_db_cli_refuses_what_redis_cli_refuses() -> None:
     assert "CONFIG SET" in error(translate("sonic-db-cli CONFIG_DB config set dir /tmp", SW))
     assert redis_refusal(["config", "get", "dir"]) is None and redis_refusal(["hgetall", "x"]) is None
@@ -244,6 +274,8 @@ def test_vtysh_options_other_than_c_are_refused(args: list[str]) -> None:
     "banner motd file /etc/shadow", "b m f /etc/shadow", "start-shell", "start-shell bash", "st", "terminal paginate",
     "ter pag", "service integrated-vtysh-config", "no service integrated-vtysh-config", "no serv int",
     "netns /proc/1/ns/net", "rpki", "show version\nlog file /tmp/x", "  log   file   /tmp/x", "show version\x1b",
+    "password zebra", "pass zebra", "no password", "enable password x", "en pass x", "do enable password x",
+    "line vty", "li vty", "l v", "agentx", "no agentx", "bmp targets x", "fpm address 10.0.0.1",
 ])
 def test_frr_commands_that_name_a_file_are_refused_with_abbreviations(line: str) -> None:
     assert refusal(line) is not None
@@ -258,7 +290,8 @@ def test_frr_commands_that_name_a_file_are_refused_with_abbreviations(line: str)
     "neighbor 10.0.0.64 shutdown", "no neighbor 10.0.0.64 shutdown", "write memory", "wr mem", "write",
     "write terminal",
     "log timestamp precision 6", "log commands", "do show running-config", "end", "exit", "! a comment",
-    "interface Ethernet0", "description uplink", "show logging",
+    "interface Ethernet0", "description uplink", "show logging", "enable", "neighbor 10.0.0.64 password s3cret",
+    "bfd", "address-family ipv4 unicast", "ping 10.0.0.1", "list",
 ])
 def test_ordinary_frr_commands_pass(line: str) -> None:
     assert refusal(line) is None

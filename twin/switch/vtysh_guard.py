@@ -3,11 +3,15 @@
 vtysh runs on the host (the switch's FRR sockets are in its run directory), so an FRR command that
 makes vtysh or a daemon open a file by name would reach the host's file system: `log file PATH`,
 `dump bgp ... PATH`, `copy FILE running-config`, `output file PATH`, `banner motd file PATH`,
-`netns PATH`, `start-shell`, a pager (`terminal paginate`). Those are refused, matched the way
-FRR's parser matches: every word may be any prefix of its keyword (`lo fi /tmp/x` is `log file
-/tmp/x`), after any `do` or `no`. vtysh itself may only be given `-c` lines (and `-d`, `-E`); it
-runs with the switch's run directory as its config directory, so `write memory` writes the
-switch's own frr.conf.
+`netns PATH`, `start-shell`, a pager (`terminal paginate`). Commands that would open FRR to logins
+other than vtysh's are refused too: `password` and `enable password` (a vty client that knows the
+password gets a daemon's full CLI, `log file` included, with no guard in between) and `line vty`
+(where `no login` drops the password), as are those that make a daemon connect outside the switch
+(`agentx`, `bmp`, `fpm`). Each is matched the way FRR's parser matches: every word may be any
+prefix of its keyword (`lo fi /tmp/x` is `log file /tmp/x`), after any `do` or `no`. vtysh itself
+may only be given `-c` lines (and `-d`, `-E`); it runs with the switch's run directory as its config
+directory, so `write memory` writes the switch's own frr.conf. The daemons' TCP vty listens on the
+switch's 127.0.0.1 only (twin.switch.frr_daemons.daemon_command), as SONiC's.
 """
 
 from __future__ import annotations
@@ -16,6 +20,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+FILE = "it would make FRR read or write a file outside the switch"
+LOGIN = ("it would let vty clients log in to FRR's daemons past this shell (the switch's FRR CLI is "
+         "vtysh, which needs no password)")
+CONNECT = "it would make FRR connect to something outside the switch"
 
 # FRR 8.4 commands that name a file, or run a program: refused in every node.
 FILE_COMMANDS: tuple[tuple[str, ...], ...] = (
@@ -35,6 +44,20 @@ FILE_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("netns",),                               # netns NAME: a file in /var/run/netns or any path
     ("rpki",),                                # rpki cache ... ssh KEY_PATH KNOWN_HOSTS_PATH
 )
+# FRR 8.4 commands that open the daemons' vty to logins, or connect outside the switch.
+LOGIN_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("password",),                            # password PASSWORD: vty logins over TCP
+    ("enable", "password"),                   # enable password PASSWORD: the vty's enable node
+    ("line", "vty"),                          # line vty -> no login: vty logins without a password
+)
+CONNECT_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("agentx",),                              # SNMP AgentX to the host's snmpd socket
+    ("bmp",),                                 # bmp targets ... bmp connect HOST port N
+    ("fpm",),                                 # fpm address A.B.C.D: zebra's FPM client
+)
+REFUSED_COMMANDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    *((c, FILE) for c in FILE_COMMANDS), *((c, LOGIN) for c in LOGIN_COMMANDS),
+    *((c, CONNECT) for c in CONNECT_COMMANDS))
 OPTIONAL_PREFIXES = ("do", "no")
 VTYSH_OPTIONS_WITH_ARG = {"-c": "--command", "-d": "--daemon"}
 VTYSH_FLAGS = {"-E": "--echo"}
@@ -82,11 +105,10 @@ def refusal(line: str) -> str | None:
         while starts[-1] < len(words) and any(_matches(words[starts[-1]], p) for p in OPTIONAL_PREFIXES):
             starts.append(starts[-1] + 1)
         for start in starts:
-            for command in FILE_COMMANDS:
+            for command, why in REFUSED_COMMANDS:
                 rest = words[start:start + len(command)]
                 if len(rest) == len(command) and all(_matches(w, k) for w, k in zip(rest, command, strict=True)):
-                    return (f"'{' '.join(command)}' is not available on this switch: it would make FRR "
-                            f"read or write a file outside the switch")
+                    return f"'{' '.join(command)}' is not available on this switch: {why}"
     return None
 
 
