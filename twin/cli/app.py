@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -583,3 +584,29 @@ def main() -> None:
     except KeyboardInterrupt:
         console.print("interrupted")
         sys.exit(130)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        console.print(f"[red]error:[/] {escape(_full_disk(exc))}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+
+
+def _full_disk(exc: OSError) -> str:
+    """What a full filesystem stopped, naming the file: the error's own, else the path being written
+    in the innermost frame that had one (pathlib's write_text reports none)."""
+    from twin.host.rundir import run_root
+
+    path = exc.filename
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        if path is not None:
+            break
+        path = next((v for k, v in frame.f_locals.items() if k in ("self", "path", "file", "tmp")
+                     and isinstance(v, PurePath)), None)
+    where = f"writing {path}" if path is not None else f"writing under the run directory {run_root()}"
+    return (f"no space left on the device {where}; the command stopped. Free "
+            "some space there (or set TWIN_RUN_DIR to a folder on a filesystem with room) and run it again")

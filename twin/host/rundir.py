@@ -28,6 +28,27 @@ def run_root() -> Path:
     return Path(os.environ.get("TWIN_RUN_DIR", "/run/twin"))
 
 
+# What a lab needs in its run directory: each node's files, FRR's and redis's logs and dumps as they
+# grow (about 70 KiB a node right after bring-up), with room to spare, and a floor for a small lab.
+ROOM_PER_NODE = 1 << 20
+ROOM_FLOOR = 16 << 20
+
+
+def check_room(nodes: int) -> None:
+    """Refuse to start a lab of `nodes` nodes where its run directory's filesystem has not the room
+    (a full disk at `twin up` failed with a bare Errno 28 half-way through the switches)."""
+    where = run_root()
+    probe = where
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    need = ROOM_FLOOR + nodes * ROOM_PER_NODE
+    free = shutil.disk_usage(probe).free
+    if free < need:
+        raise TwinError(f"not enough space for the lab's files in {where}: {free >> 20} MiB free on its "
+                        f"filesystem, a lab of {nodes} nodes needs {need >> 20} MiB; free some space there, or "
+                        "set TWIN_RUN_DIR to a folder on a filesystem with room")
+
+
 def lab_dir(lab: str) -> Path:
     check_lab_name(lab)
     return run_root() / lab

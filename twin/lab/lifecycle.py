@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from twin.host.lablock import LabLock
+from twin.host.rundir import check_room
 from twin.lab.agent import await_agent, configure_agent, prestart_agent
 from twin.lab.agent_preload import PreloadedAgent
 from twin.lab.running import RunningLab, save_settings
@@ -40,6 +41,7 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
         await_agent(name, next(iter(prestarted), None))
         phases.reach("agents_ready")
 
+    check_room(len(lab.plan.nodes))
     with LabLock(name, "up"):  # one command at a time on a lab name, across run roots (twin.host.lablock)
         state = rt.up(name, lab.plan, on_step, UpHooks(created=prestart, prepared=configure, started=serving))
         try:
