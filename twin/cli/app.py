@@ -351,8 +351,12 @@ def drill(kind: Annotated[str | None, typer.Argument(
 
         check_folder(report, "twin drill --report")  # before the drill, not after it
     lab_name = _resolve_name(name)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
-                  transient=True) as progress:
+    from twin.host.signals import restoring_on_signals
+
+    # SIGTERM and SIGHUP restore the faults as Ctrl-C does, then exit 128 + the signal
+    with restoring_on_signals("restoring the drill's faults"), \
+            Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                     transient=True) as progress:
         task = progress.add_task(f"drill {plan_.name}", total=None)
         on_step = lambda s: progress.update(task, description=f"drill {plan_.name}: {s}")  # noqa: E731
         options = Options(flows=flows, rate_hz=rate, recovery_timeout_s=recovery_timeout)
@@ -430,8 +434,12 @@ def ci_(lab: Annotated[Path, typer.Argument(help="lab YAML (its drills: and slo:
 
     if name is not None:
         check_lab_name(name)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
-                  transient=True) as progress:
+    from twin.host.signals import restoring_on_signals
+
+    # SIGTERM and SIGHUP take the lab down (with any drill's faults) as Ctrl-C does, then exit 128 + the signal
+    with restoring_on_signals("removing the CI lab"), \
+            Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                     transient=True) as progress:
         task = progress.add_task("ci", total=None)
         report = run_ci(lab, configs, name, runtime, lambda s: progress.update(task, description=f"ci: {s}"),
                         image, find_templates(sonic_templates))
@@ -457,11 +465,14 @@ def rehearse(change: Annotated[Path, typer.Argument(help="folder of <switch>/con
     """Try a change on the running twin: diff, validate, apply in batches with verification, run the
     lab's drills, roll everything back if anything fails. Your files are only read."""
     from twin.flows.rehearse import Rehearsal
+    from twin.host.signals import restoring_on_signals
     from twin.report.ci import rehearsal_markdown
 
     lab_name = _resolve_name(name)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
-                  transient=True) as progress:
+    # SIGTERM and SIGHUP restore a drill's faults and roll the change back as Ctrl-C does, then exit 128 + the signal
+    with restoring_on_signals("rolling the rehearsal back"), \
+            Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                     transient=True) as progress:
         task = progress.add_task("rehearse", total=None)
         report = Rehearsal(lab_name, change, batch,
                            lambda s: progress.update(task, description=f"rehearse: {s}")).run()

@@ -68,6 +68,7 @@ def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to
             ) -> None:
     """Collective traffic (RoCEv2 QP flows) through the switches' real ECMP hashing: per-link load, MMR,
     JFI, idle uplinks and AllReduce bus bandwidth; with --fault, before, during and after a failure."""
+    from twin.host.signals import restoring_on_signals
     from twin.lab.running import RunningLab
     from twin.report.traffic import traffic_table, write_traffic_reports
     from twin.traffic.run import run_sweep, run_traffic, run_with_fault
@@ -88,8 +89,10 @@ def traffic(pattern: Annotated[str, typer.Argument(help="ring-allreduce | all-to
 
         check_folder(report, "twin traffic --report")
     lab = RunningLab.load(resolve_name(name))
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
-                  transient=True) as progress:
+    # a fault, hash seeds and --confirm's counters are put back on SIGTERM and SIGHUP as on Ctrl-C
+    with restoring_on_signals("restoring the fault, hash seeds and counters"), \
+            Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                     transient=True) as progress:
         task = progress.add_task(f"traffic {pattern}", total=None)
 
         def step(s: str) -> None:

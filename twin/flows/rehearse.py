@@ -235,6 +235,10 @@ class Rehearsal:
                                        [ItemResult(subject=applied[-1] if applied else "-", status="failure",
                                                    message=str(exc))]))
             r.stopped_at = "apply"
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP (twin.host.signals): the change goes back first
+            r.stopped_at = "interrupted"
+            self._rollback(applied, current)
+            raise
         if r.stopped_at:
             self._rollback(applied, current)
         else:

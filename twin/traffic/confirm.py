@@ -78,8 +78,8 @@ def confirm_paths(lab: RunningLab, report: TrafficReport, packets: int = PACKETS
     installed: list[str] = []
     try:
         for n in switches:
+            installed.append(n.name)  # first: an install cut short (a signal) may have left the table
             node_run(n.name, ["nft", "-f", "-"], _rules(ports[n.name]))
-            installed.append(n.name)
         by_server: dict[str, list[dict[str, object]]] = defaultdict(list)
         for key in report.paths:
             src, rest = key.split("->", 1)

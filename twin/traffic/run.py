@@ -152,9 +152,9 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
         progress(f"before: resolving {len(pattern.flows)} flows")
         before = pattern.snapshot()
         progress(f"injecting {step.kind} on {fault.target}")
-        injector.apply(fault, step, True)
         restored = False
         try:
+            injector.apply(fault, step, True)  # inside: an inject cut short by a signal is taken back too
             outage = _wait_converged(fibs, expected, ignore, timeout_s)
             progress(f"during: converged after {outage * 1000:.0f} ms, resolving again")
             during = pattern.snapshot(nodes, links)
