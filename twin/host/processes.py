@@ -7,9 +7,11 @@ has a pid of its own (the last NSpid of /proc/PID/status): that is the pid its p
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,3 +125,57 @@ def stop_processes(pids: list[int], grace: float = STOP_GRACE_S) -> None:
         if not alive:
             return
         pids = alive
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: a child between fork and exec must not load it
+
+
+def dies_with_parent(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None]:
+    """A `preexec_fn` for Popen: the child gets `sig` when its parent dies, however it dies (SIGKILL
+    included), so a helper such as the drills' probe never outlives the command that started it.
+    The kernel sends it when the *thread* that started the child ends: start it from a thread that
+    lives as long as the child should (the main thread)."""
+    parent = os.getpid()
+
+    def preexec() -> None:
+        _LIBC.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os.kill(os.getpid(), sig)
+
+    return preexec
+
+
+def _ancestors(pid: int, proc: Path) -> set[int]:
+    out = set()
+    while pid > 1 and pid not in out:
+        out.add(pid)
+        try:
+            pid = int((proc / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return out
+
+
+def processes_using(folder: Path, proc: Path = PROC) -> list[int]:
+    """Processes working in `folder` or naming a path under it on their command line (a lab's helpers
+    that live in the host's namespaces, such as a drill's probe, which `ip netns pids` does not list);
+    never this process or its ancestors."""
+    root = str(folder).rstrip("/")
+    mine = _ancestors(os.getpid(), proc)
+    found = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) in mine:
+            continue
+        try:
+            cwd = str((entry / "cwd").readlink())
+        except OSError:
+            cwd = ""
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        named = any(a == root.encode() or a.startswith(root.encode() + b"/") for a in args)
+        if named or cwd == root or cwd.startswith(root + "/"):
+            found.append(int(entry.name))
+    return sorted(found)

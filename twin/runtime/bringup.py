@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Protocol
 
 from twin.host import userfile
-from twin.host.processes import stop_processes
+from twin.host.processes import processes_using, stop_processes
 from twin.host.rundir import (
     known_labs,
     lab_dir,
@@ -176,6 +176,7 @@ def tear_down(lab: str, placement: Placement) -> list[str]:
         out = run(["ip", "netns", "pids", ns], check=False).stdout.split()
         pids |= {int(p) for p in out if p.isdigit()}
     pids |= pidfile_pids(lab_dir(lab))
+    pids |= set(processes_using(lab_dir(lab)))  # helpers in the host's namespaces: a drill's probe
     stop_processes(sorted(pids), grace=3.0)
     if pids:
         removed.append(f"{len(pids)} processes")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twin.drills.observations import FlowPaths, ProbePair, ProbeResult, ProbeSpec
+from twin.host.processes import dies_with_parent
 from twin.host.shell import run
 from twin.model.errors import DrillError
 from twin.model.plan import Plan
@@ -82,8 +83,10 @@ class ProbeProcess:
     def __enter__(self) -> ProbeProcess:
         self.spec_path.write_text(json.dumps(self.spec.model_dump(mode="json")))
         self.out_path.unlink(missing_ok=True)
+        # it dies with the drill, however the drill ends (SIGKILL included): never a probe left sending
         self.proc = subprocess.Popen([sys.executable, "-m", "twin.drills.observe.probe", str(self.spec_path),
-                                      str(self.out_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                      str(self.out_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     preexec_fn=dies_with_parent())
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if line.strip() != "ready":
