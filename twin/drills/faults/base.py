@@ -68,6 +68,32 @@ class LabAccess:
         if proc.returncode != 0:
             raise DrillError(f"{node}: {' '.join(cmd)} failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
 
+    def config_field(self, node: str, table: str, key: str, field: str, value: str | None = None,
+                     delete: bool = False) -> str | None:
+        """Read one field of the switch's running CONFIG_DB (None: absent), then set it to `value` or,
+        with `delete`, remove it; returns what it held before.
+
+        Written with `sonic-db-cli CONFIG_DB`, as SONiC's `config interface mtu` and `config bgp shutdown
+        neighbor` write: the running config only, which the config daemons program; never saved to
+        config_db.json (only `config save` writes that), so a fault can never outlive the switch's next
+        boot, whatever happens to the drill."""
+        redis_key = f"{table}|{key}"
+        if self._db_cli(node, "EXISTS", redis_key).strip() != "1":  # a field set on no entry would create one
+            raise DrillError(f"{node} has no {redis_key} in its CONFIG_DB to change")
+        old = self._db_cli(node, "HGET", redis_key, field).rstrip("\n") or None
+        if delete:
+            self._db_cli(node, "HDEL", redis_key, field)
+        elif value is not None:
+            self._db_cli(node, "HSET", redis_key, field, value)
+        return old
+
+    def _db_cli(self, node: str, *args: str) -> str:
+        cmd = ["sonic-db-cli", "CONFIG_DB", *args]
+        proc = run(self.runtime.exec_argv(self.state, node, cmd), check=False)
+        if proc.returncode != 0:
+            raise DrillError(f"{node}: {' '.join(cmd)} failed: {(proc.stderr or proc.stdout).strip()[-400:]}")
+        return proc.stdout
+
     def link_end(self, fault: Fault) -> tuple[str, str]:
         """The node and kernel interface of a link fault's near end (`leaf1:Ethernet128`)."""
         node, port = fault.target.split(":")

@@ -1,5 +1,8 @@
-"""mtu-mismatch: a gNMI Set of PORT mtu on one end of a link (the restore puts the old value back).
+"""mtu-mismatch: PORT mtu changed on one end of a link in the switch's running CONFIG_DB (the restore puts
+the old value back, or removes the field if there was none).
 
+The change is written as `config interface mtu` writes it: CONFIG_DB only, never config_db.json, so a
+drill that is killed cannot leave the mismatch in the switch's saved config (base.LabAccess.config_field).
 Routing is not expected to change; instead, while the mismatch is in place, `twin verify`'s MTU check
 and a DF ping at the fabric MTU must both fail, and after the restore both must pass (`verify`)."""
 
@@ -12,11 +15,10 @@ from twin.checks.catalog import fabric_links
 from twin.checks.collect_gnmi import collect_gnmi
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.drills.faults.base import Fault, FaultKind, KindCheck, LabAccess
-from twin.gnmi.client import SwitchClient
 from twin.host.shell import run
 from twin.model.drill import Step
 
-CONFIG = "/sonic-db:CONFIG_DB/localhost"
+HOW = "PORT mtu in the running CONFIG_DB (as `config interface mtu`; not saved)"
 
 
 class MtuMismatch(FaultKind):
@@ -25,21 +27,22 @@ class MtuMismatch(FaultKind):
 
     def __init__(self, lab: LabAccess) -> None:
         super().__init__(lab)
-        self._saved: dict[str, str] = {}   # target -> the MTU the inject replaced
+        self._saved: dict[str, str | None] = {}   # target -> the MTU the inject replaced (None: no field)
 
     def inject(self, fault: Fault, step: Step) -> str:
         node, port = fault.target.split(":")
-        with SwitchClient.of(self.lab.running, node) as sw:
-            row = sw.get(f"{CONFIG}/PORT/{port}") or {}
-            self._saved[fault.target] = str(row.get("mtu", self.lab.plan.fabric.mtu))
-            sw.set_field("PORT", port, "mtu", str(step.mtu))
-        return "gNMI Set of PORT mtu"
+        before = self.lab.config_field(node, "PORT", port, "mtu")
+        self._saved[fault.target] = before  # before the write: an inject cut short is restored from it
+        self.lab.config_field(node, "PORT", port, "mtu", str(step.mtu))
+        return HOW
 
     def restore(self, fault: Fault, step: Step) -> str:
         node, port = fault.target.split(":")
-        with SwitchClient.of(self.lab.running, node) as sw:
-            sw.set_field("PORT", port, "mtu", self._saved.pop(fault.target, str(self.lab.plan.fabric.mtu)))
-        return "gNMI Set of PORT mtu"
+        if fault.target not in self._saved:  # cut short before it changed anything
+            return "nothing to restore"
+        old = self._saved.pop(fault.target)
+        self.lab.config_field(node, "PORT", port, "mtu", old, delete=old is None)
+        return HOW
 
     def verify(self, fault: Fault, injected: bool) -> KindCheck:
         plan = self.lab.plan

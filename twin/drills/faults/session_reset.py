@@ -1,31 +1,48 @@
-"""session-reset: a gNMI Set of BGP_NEIGHBOR admin_status down on the near end, the way a bad change
-would arrive; the restore sets it up again."""
+"""session-reset: BGP_NEIGHBOR admin_status down on the near end, the way a bad change would arrive at a
+switch (`config bgp shutdown neighbor`, or a gNMI Set without save-on-set, sonic-gnmi's default); the restore
+puts back what admin_status was (removing it if it was not set).
+
+The change is written to the switch's running CONFIG_DB only, never to config_db.json
+(base.LabAccess.config_field): a drill that is killed cannot leave the session down in the saved config."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from twin.drills.faults.base import Fault, FaultKind
-from twin.gnmi.client import SwitchClient
+from twin.drills.faults.base import Fault, FaultKind, LabAccess
 from twin.model.drill import Slo, Step
 from twin.model.errors import DrillError
+
+HOW = "BGP_NEIGHBOR admin_status in the running CONFIG_DB (as `config bgp shutdown neighbor`; not saved)"
 
 
 class SessionReset(FaultKind):
     kind = "session-reset"
     slo: ClassVar[Slo | None] = Slo(loss_ms=200, cycle_s=20)
 
+    def __init__(self, lab: LabAccess) -> None:
+        super().__init__(lab)
+        self._saved: dict[str, str | None] = {}   # target -> admin_status before the inject (None: unset)
+
     def inject(self, fault: Fault, step: Step) -> str:
-        return self._admin(fault, "down")
+        node, key = self._neighbor(fault)
+        before = self.lab.config_field(node, "BGP_NEIGHBOR", key, "admin_status")
+        self._saved[fault.target] = before  # before the write: an inject cut short is restored from it
+        self.lab.config_field(node, "BGP_NEIGHBOR", key, "admin_status", "down")
+        return HOW
 
     def restore(self, fault: Fault, step: Step) -> str:
-        return self._admin(fault, "up")
+        if fault.target not in self._saved:  # cut short before it changed anything
+            return "nothing to restore"
+        node, key = self._neighbor(fault)
+        old = self._saved.pop(fault.target)
+        self.lab.config_field(node, "BGP_NEIGHBOR", key, "admin_status", old, delete=old is None)
+        return HOW
 
-    def _admin(self, fault: Fault, status: str) -> str:
+    @staticmethod
+    def _neighbor(fault: Fault) -> tuple[str, str]:
         node, _ = fault.target.split(":")
         mine = [s for s in fault.sessions if s.node == node]
         if not mine:
             raise DrillError(f"{fault.target} carries no BGP session of {node}")
-        with SwitchClient.of(self.lab.running, node) as sw:
-            sw.set_field("BGP_NEIGHBOR", f"default|{mine[0].peer_ip}", "admin_status", status)
-        return "gNMI Set of BGP_NEIGHBOR admin_status"
+        return node, f"default|{mine[0].peer_ip}"
