@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import collections
+import contextlib
 import enum
 import functools
 import hmac
@@ -59,6 +60,7 @@ from twin.switch.tls import write_private
 from twin.switch.vtysh_guard import VTYSH_CONF, refusal, vtysh_conf
 
 log = logging.getLogger("twin.sshd")
+MAX_FILTERED = 64 << 20  # output a command may give the shell's `|` filters, which need it whole
 MOTD = ("You are on\n"
         "  ____   ___  _   _ _  ____\n"
         " / ___| / _ \\| \\ | (_)/ ___|\n"
@@ -195,6 +197,14 @@ class Session:
             if err:
                 self.process.stderr.write(err)
 
+    async def drained(self) -> None:
+        """Until the client has taken what was written (SSH flow control): a command's output is read
+        from it no faster than the client reads it, so it does not pile up in the agent."""
+        with contextlib.suppress(asyncssh.Error, OSError):
+            await self.process.stdout.drain()
+            if not self.tty:
+                await self.process.stderr.drain()
+
     def show(self, output: Output) -> int:
         self.write(output.out, output.err)
         return output.status
@@ -329,17 +339,25 @@ class Session:
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         echo = EchoSwallow() if vtysh else None
         kept: list[str] = []
+        kept_size = 0
 
         async def pump() -> None:
+            nonlocal kept_size
             while True:
                 chunk = await proc.read()
                 text = decoder.decode(chunk, final=not chunk)
                 if echo is not None:
                     text = echo.feed(text)
                 if capture:
+                    kept_size += len(text)
+                    if kept_size > MAX_FILTERED:   # `ping ... | grep x` runs until ^C: its output is not kept whole
+                        proc.kill()
+                        kept.append(f"\n-bash: output over {MAX_FILTERED >> 20} MiB for '|': command stopped\n")
+                        return
                     kept.append(text)
                 elif text:
                     self.write(text)
+                    await self.drained()
                 if not chunk:
                     return
 
