@@ -28,6 +28,7 @@ from twin.switch.agent_progress import LAUNCHED, Progress
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.gnoi import add_system_servicer
+from twin.switch.leftover_writers import await_leftover_writers
 from twin.switch.netns_socket import run_in_netns
 from twin.switch.producers import SwitchProducers
 from twin.switch.reboot import SwitchReboot
@@ -56,8 +57,10 @@ def _bind(server: grpc.Server, address: str, creds: grpc.ServerCredentials | Non
     return run_in_netns(netns, bind) if netns else bind()  # a container front may listen in the agent's own
 
 
-def _endpoint(sw: AgentSwitch, templates: Path | None = None) -> tuple[SwitchEndpoint, SwitchParts | None]:
-    """The switch behind one agent.json entry, and its daemons when twin runs them.
+def _endpoint(sw: AgentSwitch, templates: Path | None = None,
+              reconcile: bool = False) -> tuple[SwitchEndpoint, SwitchParts | None]:
+    """The switch behind one agent.json entry, and its daemons when twin runs them (`reconcile`: the
+    switch already runs, twin.switch.cfgmgr.ConfigDaemon).
 
     A SONiC container (`"backend": "sonic-redis"`, with `redis_socket` or `redis_host`/`redis_port`)
     runs SONiC's own daemons; twin's switch has its databases on `redis.sock` in its run directory
@@ -68,7 +71,7 @@ def _endpoint(sw: AgentSwitch, templates: Path | None = None) -> tuple[SwitchEnd
         raise ValueError(f"{sw.name}: agent.json names no run directory or namespace for twin's own switch")
     rundir = Path(sw.rundir)
     db = SonicRedis(unix_socket=socket_path(rundir))
-    daemon = ConfigDaemon(sw.name, sw.netns, rundir, db, ifmap=sw.ifmap, templates=templates)
+    daemon = ConfigDaemon(sw.name, sw.netns, rundir, db, ifmap=sw.ifmap, templates=templates, reconcile=reconcile)
     producers = SwitchProducers(sw.name, sw.netns, rundir, db)
     return TwinSwitchEndpoint(name=sw.name, rundir=rundir, ports=sw.ports, daemon=daemon), (daemon, producers)
 
@@ -82,6 +85,7 @@ GRPC_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_sen
 
 
 SETTINGS_POLL_S = 0.02
+RECONCILE_WAIT_S = 120.0  # how long a restarted agent waits for a switch's reconcile before serving anyway
 
 
 def await_settings(run_dir: Path) -> bool:
@@ -120,8 +124,16 @@ def serve(run_dir: Path) -> None:
     parts: list[SwitchParts] = []
     progress = Progress(run_dir)
     templates = Path(settings.sonic_templates) if settings.sonic_templates else None
+    # Started where the switches already run (`twin agent restart`, which marks the lab launched
+    # first): an earlier agent may have died half-way through programming them, so each config
+    # daemon converges its switch on CONFIG_DB from what the switch runs, once that agent's
+    # leftover vtysh and ip processes have ended.
+    restarted = (run_dir / LAUNCHED).exists()
+    if restarted:
+        own_switches = [sw for sw in settings.switches if not sw.sonic and sw.rundir and sw.netns]
+        await_leftover_writers({str(sw.rundir) for sw in own_switches}, {str(sw.netns) for sw in own_switches})
     for sw in settings.switches:
-        ep, own = _endpoint(sw, templates)
+        ep, own = _endpoint(sw, templates, reconcile=restarted)
         try:
             ep.recover()
         except Exception:  # one switch's leftover must not keep every other switch's gNMI and SSH down
@@ -157,6 +169,9 @@ def serve(run_dir: Path) -> None:
     # What the kernel told them meanwhile (at most 64 KiB a switch: switchd.SUBSCRIBED_RCVBUF) is
     # dropped as each switch's tables are read.
     if _await_file(run_dir, LAUNCHED):  # else the lab's `up` failed and its run directory is gone
+        if restarted:  # ready means reconciled: `twin agent restart` returns with the switches as CONFIG_DB says
+            for daemon, _ in parts:
+                daemon.started.wait(timeout=RECONCILE_WAIT_S)
         daemons.start_state()
         log.info("state producers of %d switches started", len(parts))
         (run_dir / "agent.ready").write_text(str(os.getpid()))

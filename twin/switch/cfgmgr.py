@@ -5,8 +5,13 @@ kernel-side managers (portmgrd, intfmgrd, vlanmgrd, hostcfgd) subscribe to CONFI
 each change into targeted commands. Here one `ConfigDaemon` per switch does the same: CONFIG_DB
 keyspace notifications name the keys that changed, those keys are read again, and only the
 difference from what was programmed last is sent (`ip -b` lines, then vtysh lines:
-twin.switch.kernel and twin.switch.apply). What was programmed is kept in `programmed.json`, so a
-restarted agent carries on from there.
+twin.switch.kernel and twin.switch.apply). What was programmed is kept in `programmed.json`.
+
+That file is written after FRR and the kernel were told, so an agent killed in between leaves it
+behind the switch. A daemon started where the switch already runs (`reconcile`: `twin agent
+restart`, a restarted agent) therefore does not trust it: it reads what the kernel holds (`ip -j
+addr`, twin.switch.kernel_state) and FRR's running config (each daemon's vty), and sends what
+differs from CONFIG_DB (twin.switch.frr_drift), until FRR runs what CONFIG_DB renders.
 
 A Set through gNMI (or any other writer of CONFIG_DB) reaches the switch the same way; the gNMI
 endpoint additionally waits for the programming and undoes a change the switch refused.
@@ -30,13 +35,17 @@ from twin.stages.render.frr import render_frr
 from twin.switch.apply import frr_lines
 from twin.switch.config_values import without_unsafe
 from twin.switch.frr_daemons import runtime_lines
+from twin.switch.frr_drift import converge_lines, describe, drift
+from twin.switch.frr_vty import running_config
 from twin.switch.kernel import kernel_changes
+from twin.switch.kernel_state import observed, read_links
 from twin.switch.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_key
 
 PROGRAMMED = "programmed.json"
 FRR_RELOAD = Path("/usr/lib/frr/frr-reload.py")  # Debian's frr-pythontools
 PROTOCOL_ROUTE_MAP = re.compile(r"ip(?:v6)? protocol \S+ route-map \S+")
 KEYSPACE = "__keyspace@4__:"  # CONFIG_DB is database 4
+CONVERGE_ROUNDS = 4  # reads of FRR's running config while converging it (a removal can take more with it)
 log = logging.getLogger("twin.cfgmgr")
 
 
@@ -63,10 +72,15 @@ def load_programmed(rundir: Path) -> ConfigDb | None:
 
 class ConfigDaemon:
     def __init__(self, name: str, netns: str, rundir: Path, db: SonicRedis,
-                 ifmap: dict[str, str] | None = None, templates: Path | None = None) -> None:
+                 ifmap: dict[str, str] | None = None, templates: Path | None = None,
+                 reconcile: bool = False) -> None:
+        """`reconcile`: the switch already runs (its FRR launched before this daemon): at start,
+        converge the kernel and FRR on CONFIG_DB from what they hold, not from programmed.json."""
         self.name, self.netns, self.rundir, self.db = name, netns, rundir, db
         self.ifmap = ifmap or {}
         self.templates = templates
+        self.reconcile_at_start = reconcile
+        self.started = threading.Event()   # set once the first sync (start) is done
         self.lock = threading.RLock()
         self.programmed: ConfigDb = self._load_programmed()
         self.cache: ConfigDb = {}
@@ -86,6 +100,65 @@ class ConfigDaemon:
         tmp.replace(self.programmed_path)
 
     # -- reading CONFIG_DB --------------------------------------------------------------------
+
+    def start(self) -> None:
+        """The daemon's first sync with CONFIG_DB: reconcile or resync."""
+        try:
+            if self.reconcile_at_start:
+                self.reconcile()
+            else:
+                self.resync()
+        finally:
+            self.started.set()
+
+    def reconcile(self) -> None:
+        """Read CONFIG_DB whole, and program the kernel and FRR from what they actually hold: the
+        switch runs what CONFIG_DB says, whatever programmed.json says was programmed."""
+        with self.lock:
+            self.cache = self.db.get_config()
+            new, unsafe = without_unsafe(as_stored(self.cache), self.programmed)
+            for problem in unsafe:
+                log.error("%s: change not programmed: %s", self.name, problem)
+            try:
+                links = read_links(self.netns)
+                kernel = [] if links is None else kernel_changes(observed(links, new, self.ifmap), new, self.ifmap)
+                if links is None:
+                    log.error("%s: the kernel's links could not be read; not reconciled", self.name)
+                if kernel:
+                    log.warning("%s: the kernel differed from CONFIG_DB: %s", self.name, "; ".join(kernel))
+                self._kernel(kernel, tolerant=True)
+                if self.templates is not None:
+                    self._reload(render_frr(new, self.templates), tolerant=True)  # frr-reload.py diffs FRR
+                else:
+                    self._converge_frr(new, tolerant=True)
+                if any(line.startswith("address add ") for line in kernel):
+                    self._reinstall_sourced_routes(new)
+            except Exception as exc:  # a daemon logs and carries on
+                log.error("%s: reconciling with CONFIG_DB failed: %s", self.name, exc)
+            finally:
+                self.programmed = self.cache if new == self.cache else new
+                self._save_programmed()
+
+    def _converge_frr(self, new: ConfigDb, tolerant: bool) -> bool:
+        """Send FRR what its running config lacks of what `new` renders, and `no` what it has beyond,
+        reading it again after each round; False when FRR's running config could not be read."""
+        rendered = render_frr(new)
+        for _ in range(CONVERGE_ROUNDS):
+            running = running_config(self.rundir)
+            if running is None:
+                log.error("%s: FRR's running config could not be read; FRR not reconciled", self.name)
+                return False
+            found = drift(rendered, running)
+            if not found:
+                return True
+            log.warning("%s: FRR differed from CONFIG_DB: %s", self.name,
+                        "; ".join(describe(d, new) for d in found[:20]))
+            self._vtysh(converge_lines(found), tolerant=True)
+        message = f"FRR still differs from CONFIG_DB after {CONVERGE_ROUNDS} rounds"
+        if not tolerant:
+            raise ProgramError(message)
+        log.error("%s: %s", self.name, message)
+        return True
 
     def resync(self) -> None:
         """Read CONFIG_DB whole and program whatever differs (at start, and after a reload)."""
@@ -158,7 +231,7 @@ class ConfigDaemon:
                     self._reload(render_frr(new, self.templates), tolerant)
                 else:
                     lines = frr_lines(old, new)
-                    if lines is None:
+                    if lines is None and not self._converge_frr(new, tolerant):
                         self._vtysh(["no router bgp"], tolerant=True)
                         lines = render_frr(new).splitlines()
                     if lines:
@@ -233,7 +306,7 @@ def listen(daemon: ConfigDaemon, stop: threading.Event, settle: float = 0.01) ->
     client = daemon.db.client("CONFIG_DB")
     pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
     pubsub.psubscribe(KEYSPACE + "*")
-    daemon.resync()  # after subscribing: nothing written meanwhile is missed
+    daemon.start()  # after subscribing: nothing written meanwhile is missed
     try:
         while not stop.is_set():
             msg: Any = pubsub.get_message(timeout=0.5)

@@ -89,3 +89,24 @@ def ask_json(rundir: Path, daemon: str, command: str, timeout: float = 30) -> An
         return None
     finally:
         vty.close()
+
+
+CONFIG_DAEMONS = ("zebra", "bgpd", "staticd", "bfdd", "ospfd")   # whose running config a switch's FRR is made of
+
+
+def running_config(rundir: Path, timeout: float = 30) -> str | None:
+    """FRR's running config: each daemon's own part (asked on its vty socket, as vtysh asks them
+    for `show running-config`, without a vtysh process), one after the other. None when a daemon
+    whose socket is there does not answer, or when there is none (FRR is not running)."""
+    parts = []
+    for daemon in CONFIG_DAEMONS:
+        if not (rundir / f"{daemon}.vty").exists():
+            continue
+        vty = Vty(rundir, daemon, timeout)
+        try:
+            parts.append(vty.run("show running-config"))
+        except VtyError:
+            return None
+        finally:
+            vty.close()
+    return "\n".join(parts) if parts else None
