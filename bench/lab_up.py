@@ -5,6 +5,11 @@ the same run. Prints one JSON document.
     python bench/lab_up.py            # the default lab (4 x 8 Clos, 16 servers) against the floor's 4 x 8
     python bench/lab_up.py --scale    # also the 64 x 128 control plane against the floor's 64 x 128 (minutes)
     python bench/lab_up.py --sonic-routing   # each round also runs the floor with SONiC's routing config
+    python bench/lab_up.py --against main~3  # each round also runs twin as it was at that git revision
+
+With --against REV each round also brings the lab up with twin as it was at REV (a git worktree of the
+repository, run with the same Python and packages): `ratio_time_to_against` is this twin's median over
+that one's, so a change's cost to bring-up is measured in the same run, on the same load.
 
 With --sonic-routing each round also runs the floor whose FRR configs carry the routing config twin
 renders as SONiC does (bench/floor_routing.py: spine loopbacks announced, route-maps on every
@@ -99,12 +104,14 @@ def _agent_pid(lab: str) -> int | None:
 
 
 def bench(lab_file: str, name: str, timeout: float, *up_args: str,
-          measure: Any = None) -> dict[str, Any]:
-    """Bring the lab up and down once; `measure(name)` adds figures while it is up."""
-    subprocess.run([*TWIN, "down", "--name", name], cwd=REPO, capture_output=True)
+          measure: Any = None, repo: Path = REPO) -> dict[str, Any]:
+    """Bring the lab up and down once; `measure(name)` adds figures while it is up. `repo`: the
+    checkout whose twin runs (another revision's worktree, for --against)."""
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    subprocess.run([*TWIN, "down", "--name", name], cwd=repo, env=env, capture_output=True)
     start = time.monotonic()
     try:
-        proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json", *up_args], cwd=REPO,
+        proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json", *up_args], cwd=repo, env=env,
                               capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # `twin up` was killed: its lab is left to `twin down` below
         proc = subprocess.CompletedProcess([], -9, "", f"twin up did not finish in {timeout:.0f} s")
@@ -124,7 +131,7 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
         if measure is not None:
             doc.update(measure(name))
     t0 = time.monotonic()
-    subprocess.run([*TWIN, "down", "--name", name], cwd=REPO, capture_output=True)
+    subprocess.run([*TWIN, "down", "--name", name], cwd=repo, env=env, capture_output=True)
     doc["seconds_down"] = round(time.monotonic() - t0, 2)
     return doc
 
@@ -245,21 +252,31 @@ def _compare_floor(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) ->
 
 
 def rounds(floor_script: Path | None, runs: int, lab_file: str, name: str, spines: int, leaves: int,
-           bfd_ms: int | None, timeout: float, sonic_routing: bool = False) -> dict[str, Any]:
+           bfd_ms: int | None, timeout: float, sonic_routing: bool = False,
+           against: tuple[str, Path] | None = None) -> dict[str, Any]:
     """`runs` alternating rounds of the floor, the floor with SONiC's routing config (if
-    `sonic_routing`) and twin at the same size."""
+    `sonic_routing`), twin as it was at another revision (`against`: the revision and its worktree)
+    and twin at the same size."""
     twins: list[dict[str, Any]] = []
     floors: list[dict[str, Any]] = []
+    before: list[dict[str, Any]] = []
     routing: list[dict[str, Any]] | None = [] if floor_script is not None and sonic_routing else None
     for i in range(runs):
         if floor_script is not None:
             floors.append(floor(floor_script, spines, leaves, bfd_ms, timeout))
         if routing is not None:
             routing.append(floor(SONIC_ROUTING_FLOOR, spines, leaves, bfd_ms, timeout))
+        if against is not None:
+            before.append(bench(lab_file, f"{name}b{i}", timeout, repo=against[1]))
         twins.append(bench(lab_file, f"{name}{i}", timeout))
     bfd = "BFD=0" if bfd_ms is None else f"BFD=1 BFD_MS={bfd_ms}"
     doc: dict[str, Any] = {"lab": lab_file, "floor_size": f"S={spines} L={leaves} {bfd}",
                            **compare(twins, floors, routing), "twin_runs": twins}
+    if against is not None:
+        doc["against"] = {"revision": against[0], **_compare_floor(before, floors), "twin_runs": before}
+        ours, theirs = doc.get("twin_seconds_up_to_healthy"), doc["against"].get("twin_seconds_up_to_healthy")
+        if ours and theirs:
+            doc["ratio_time_to_against"] = round(ours["median"] / theirs["median"], 2)
     if floor_script is not None:
         doc["floor_runs"] = floors
     if routing is not None:
@@ -278,6 +295,8 @@ def main() -> None:
     parser.add_argument("--sonic-routing", action="store_true",
                         help="each round also runs the floor with the routing config twin renders as SONiC does "
                              "(bench/floor_routing.py), and twin's time is given as a ratio to it too")
+    parser.add_argument("--against", metavar="REV", help="each round also runs twin as it was at this git "
+                        "revision (a worktree of this repository), for the change's cost in the same run")
     args = parser.parse_args()
     if args.runs < 1 or args.scale_runs < 1:
         parser.error("--runs and --scale-runs must be at least 1")
@@ -289,13 +308,35 @@ def main() -> None:
     if script is not None:
         os.environ[FLOOR_SCRIPT_ENV] = str(script.resolve())  # read by floor_routing.py run as a floor
     doc: dict[str, Any] = {} if script else {"floor_skipped": why}
-    doc["default"] = rounds(script, args.runs, "labs/default.yaml", args.name, 4, 8, 300, 300, args.sonic_routing)
-    if args.scale:
-        # labs/scale.yaml runs without BFD, and so does the floor it is compared with: at 300 ms x 3 the
-        # 16,384 session ends need more CPU in bfdd alone than this machine has (bench/bfd_capacity.py)
-        doc["scale_64x128"] = rounds(script, args.scale_runs, "labs/scale.yaml", f"{args.name}scale", 64, 128,
-                                     None, 1800, args.sonic_routing)
+    with worktree(args.against) as against:
+        doc["default"] = rounds(script, args.runs, "labs/default.yaml", args.name, 4, 8, 300, 300,
+                                args.sonic_routing, against)
+        if args.scale:
+            # labs/scale.yaml runs without BFD, and so does the floor it is compared with: at 300 ms x 3 the
+            # 16,384 session ends need more CPU in bfdd alone than this machine has (bench/bfd_capacity.py)
+            doc["scale_64x128"] = rounds(script, args.scale_runs, "labs/scale.yaml", f"{args.name}scale", 64, 128,
+                                         None, 1800, args.sonic_routing, against)
     print(json.dumps(doc, indent=2))
+
+
+@contextlib.contextmanager
+def worktree(revision: str | None) -> Iterator[tuple[str, Path] | None]:
+    """A detached git worktree of this repository at `revision` (removed afterwards), or None."""
+    if revision is None:
+        yield None
+        return
+    commit = subprocess.run(["git", "rev-parse", "--verify", f"{revision}^{{commit}}"], cwd=REPO,
+                            capture_output=True, text=True)
+    if commit.returncode != 0:
+        sys.exit(f"--against: {revision} is not a revision of {REPO}: {commit.stderr.strip()}")
+    with tempfile.TemporaryDirectory(prefix="twin-against-") as tmp:
+        path = Path(tmp) / "twin"
+        subprocess.run(["git", "worktree", "add", "--detach", str(path), commit.stdout.strip()], cwd=REPO,
+                       check=True, capture_output=True)
+        try:
+            yield f"{revision} ({commit.stdout.strip()[:10]})", path
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(path)], cwd=REPO, capture_output=True)
 
 
 if __name__ == "__main__":

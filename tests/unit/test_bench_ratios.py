@@ -58,3 +58,23 @@ def test_without_the_routing_floor_there_is_no_ratio_to_it(lab_up: ModuleType) -
     failed = lab_up.compare([twin_run(200.0)], [floor_run(100.0)], [floor_run(0.0, ok=False)])
     assert failed["floor_sonic_routing_runs_ok"] == "0/1"
     assert "ratio_time_to_sonic_routing_floor" not in failed
+
+
+def test_against_runs_the_other_revision_in_every_round(lab_up: ModuleType, monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    seen: list[tuple[str, Path]] = []
+
+    def fake_bench(lab_file: str, name: str, timeout: float, *up_args: str, measure: Any = None,
+                   repo: Path = lab_up.REPO) -> dict[str, Any]:
+        seen.append((name, repo))
+        return twin_run(11.0 if repo == tmp_path else 10.0)
+
+    monkeypatch.setattr(lab_up, "bench", fake_bench)
+    monkeypatch.setattr(lab_up, "floor", lambda *a: floor_run(8.0))
+    doc = lab_up.rounds(Path("floor.py"), 2, "labs/default.yaml", "bench", 4, 8, 300, 300,
+                        against=("main~1 (abc)", tmp_path))
+    assert seen == [("benchb0", tmp_path), ("bench0", lab_up.REPO), ("benchb1", tmp_path), ("bench1", lab_up.REPO)]
+    assert doc["against"]["revision"] == "main~1 (abc)"
+    assert doc["against"]["ratio_time"] == 1.38        # 11 / 8
+    assert doc["ratio_time"] == 1.25                   # 10 / 8
+    assert doc["ratio_time_to_against"] == 0.91        # 10 / 11
