@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict
 from twin.model.results import CheckResult, ItemResult, summarize
 
 # What a check can ask the collector for, per node.
-Source = Literal["bgp_summary", "fib", "ping", "ospf_neighbors", "bfd_sessions", "port_table", "daemons", "agent"]
+Source = Literal["bgp_summary", "fib", "ping", "ospf_neighbors", "bfd_sessions", "port_table", "daemons", "agent",
+                 "frr_config"]
 Outputs = dict[str, dict[str, Any]]  # node -> source -> parsed output
 
 

@@ -25,6 +25,7 @@ from twin.checks.configured import (
     configured_sessions,
 )
 from twin.checks.ecmp import EcmpInput, EcmpWidth
+from twin.checks.frr_config import FrrConfigInput, FrrRunsConfigDb
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
@@ -150,10 +151,15 @@ def _mtu(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | Non
     return MtuConsistent(MtuInput(links=links)) if links else None
 
 
+def _frr_config(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    switches = [n.name for n in plan.nodes if n.kind == "switch"]
+    return FrrRunsConfigDb(FrrConfigInput(switches=switches)) if switches else None
+
+
 # What `twin up` waits for and `twin status` shows ...
 HEALTH: tuple[Builder, ...] = (_bgp, _configured_bgp, _ecmp, _ospf, _reachability)
 # ... and what `twin verify` adds to them.
-VERIFY: tuple[Builder, ...] = (_bfd, _mtu)
+VERIFY: tuple[Builder, ...] = (_bfd, _mtu, _frr_config)
 
 
 def _built(builders: tuple[Builder, ...], plan: Plan, configs: Mapping[str, ConfigDb] | None) -> list[Check[Any]]:
@@ -161,7 +167,7 @@ def _built(builders: tuple[Builder, ...], plan: Plan, configs: Mapping[str, Conf
 
 
 def verify_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:
-    """The health checks plus BFD and MTU consistency: what `twin verify` runs.
+    """The health checks plus BFD, MTU consistency and FRR against CONFIG_DB: what `twin verify` runs.
 
     With `configs` (each switch's running CONFIG_DB), BFD and the announced prefixes are what those
     configs ask for, and a `configured-bgp-sessions` check is added when their neighbors differ

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from twin.checks.base import Check, Outputs
+from twin.checks.collect_frr import frr_config_facts
 from twin.checks.collect_processes import agent_facts, daemon_facts
 from twin.host.processes import ProcessTable
 from twin.host.rundir import node_dir
@@ -99,6 +100,8 @@ def collect_local(lab: RunningLab, checks: Iterable[Check[Any]], only: Collectio
             return node, source, _frr_json(state, node, "ospfd", "show ip ospf neighbor json")
         if source == "fib":
             return node, source, _fib(state, node)
+        if source == "frr_config":
+            return node, source, frr_config_facts(lab, node)
         return node, source, _ping(state, node, arg)
 
     outputs: Outputs = {}
