@@ -121,3 +121,15 @@ def private_redis(where: Path, *options: str) -> Iterator[Path]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def without_yang() -> str | None:
+    """Why the switches here judge Sets without SONiC's YANG models (None when the agent finds them):
+    their verdicts then come from twin's built-in digest of the models, in words of its own."""
+    from twin.host.reference import where
+    from twin.stages.validate.yang import find_models
+
+    if find_models() is not None:
+        return None
+    return (f"SONiC's YANG models are not on this machine ({where()}): the switches list no models in "
+            "Capabilities and judge Sets with twin's built-in digest of them, whose messages are not libyang's")

@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 import pytest
 import redis
-from labtools import private_redis
+from labtools import private_redis, without_yang
 from pygnmi.client import gNMIclient, gNMIException
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
@@ -309,6 +309,10 @@ INVALID_SETS = [
 ]
 
 
+# the cases whose message is libyang's (a type, an enumeration)
+YANG_VERDICTS = {"bad admin_status", "valid and invalid together"}
+
+
 @pytest.mark.parametrize(("case", "kwargs", "reason"), INVALID_SETS, ids=[c[0] for c in INVALID_SETS])
 def test_invalid_set_changes_nothing(sock: Path, gc: gNMIclient, case: str, kwargs: dict[str, Any],
                                      reason: str) -> None:
@@ -317,5 +321,7 @@ def test_invalid_set_changes_nothing(sock: Path, gc: gNMIclient, case: str, kwar
         gc.set(**{"encoding": "json_ietf", **kwargs})
     rpc = getattr(err.value, "orig_exc", None)
     assert isinstance(rpc, grpc.RpcError) and rpc.code() == grpc.StatusCode.UNKNOWN, rpc
-    assert reason in str(err.value)
     assert dump(sock) == before
+    if case in YANG_VERDICTS and (why := without_yang()) is not None:
+        pytest.skip(why)
+    assert reason in str(err.value)
