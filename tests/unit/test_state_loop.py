@@ -15,6 +15,7 @@ from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
 from twin.switch import netlink
 from twin.switch.logwatch import LogWatch
 from twin.switch.producers import Batch, SwitchProducers, TableWriter
+from twin.switch.serial_writer import SerialWriter
 from twin.switch.switchd import MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
 
 
@@ -24,6 +25,7 @@ class FakeProducers:
     def __init__(self, name: str, settled: bool, bfdd: bool) -> None:
         self.name, self.settled, self.bfdd = name, settled, bfdd
         self.polls: list[bool] = []
+        self.writer = SerialWriter(name)   # not started: writes at once
 
     def bgp_settled(self) -> bool:
         return self.settled

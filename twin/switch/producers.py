@@ -17,7 +17,9 @@
   no state change);
 - the flex counter poller: COUNTERS_DB `COUNTERS_PORT_NAME_MAP` (port -> oid) and
   `COUNTERS:<oid>` SAI_PORT_STAT_* counters, once a second (SONiC's PORT_STAT interval).
-Each writes only rows that changed, in one pipeline, and deletes rows that went away.
+Each writes only rows that changed, in one pipeline, and deletes rows that went away. The writes go
+through the switch's own `SerialWriter` (twin.switch.serial_writer): on its own thread once the
+agent's state loop starts it, so a slow or paused redis holds back its own switch only.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any
 
 from twin.switch import netlink
 from twin.switch.frr_vty import Vty, VtyError
+from twin.switch.serial_writer import SerialWriter
 from twin.switch.sonic_redis import SonicRedis, redis_key
 
 Row = dict[str, str]
@@ -127,10 +130,11 @@ def counter_row(stats: Mapping[str, int] | None) -> Row:
 # -- writing tables: only what changed ----------------------------------------------------------
 
 class Batch:
-    """Writes queued per database, sent as one pipeline each by `execute`."""
+    """Writes queued per database, sent as one pipeline each by `execute` (through `writer`, in
+    order with the switch's other writes; at once without one)."""
 
-    def __init__(self, db: SonicRedis) -> None:
-        self.db = db
+    def __init__(self, db: SonicRedis, writer: SerialWriter | None = None) -> None:
+        self.db, self.writer = db, writer
         self._pipes: dict[str, Any] = {}
 
     def pipe(self, database: str) -> Any:
@@ -139,9 +143,19 @@ class Batch:
         return self._pipes[database]
 
     def execute(self) -> None:
-        for pipe in self._pipes.values():
-            pipe.execute()
+        pipes = list(self._pipes.values())
         self._pipes.clear()
+        if not pipes:
+            return
+
+        def send() -> None:
+            for pipe in pipes:
+                pipe.execute()
+
+        if self.writer is None:
+            send()
+        else:
+            self.writer.submit(send)
 
 
 @dataclass
@@ -183,13 +197,21 @@ class TableWriter:
         if self.rows.pop(key, None) is not None:
             batch.pipe(self.database).delete(redis_key(self.database, self.table, key))
 
-    def clear(self) -> None:
-        """Delete every row of this table, also ones an earlier producer left (bgpmon does this at start)."""
+    def clear(self, writer: SerialWriter | None = None) -> None:
+        """Delete every row of this table, also ones an earlier producer left (bgpmon does this at
+        start); through `writer` when given."""
         client = self.db.client(self.database)
         sep = redis_key(self.database, self.table, "")
-        names = list(client.scan_iter(match=sep + "*", count=1000))
-        if names:
-            client.delete(*names)
+
+        def delete() -> None:
+            names = list(client.scan_iter(match=sep + "*", count=1000))
+            if names:
+                client.delete(*names)
+
+        if writer is None:
+            delete()
+        else:
+            writer.submit(delete)
         self.rows.clear()
 
 
@@ -209,6 +231,7 @@ class SwitchProducers:
         self.sock: socket.socket | None = None
         self.dumper = netlink.Dumper(netns)
         self.log_path = rundir / "frr.log"  # every daemon's log: written on each session change
+        self.writer = SerialWriter(name)   # every redis write of this switch's producers, in order
 
     # -- start ------------------------------------------------------------------------------
 
@@ -227,8 +250,8 @@ class SwitchProducers:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, netlink.RCVBUF)
             netlink.drain(self.sock)
         for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters):
-            writer.clear()
-        batch = Batch(self.db)
+            writer.clear(self.writer)
+        batch = Batch(self.db, self.writer)
         for msg in self.dumper.dump(netlink.RTM_GETLINK):
             self._link(msg, batch)
         for msg in self.dumper.dump(netlink.RTM_GETROUTE):
@@ -236,10 +259,11 @@ class SwitchProducers:
         batch.execute()
         ports = sorted((n for n in self.ifnames.values() if is_port(n)),
                        key=lambda p: int(p.removeprefix("Ethernet") or 0))
-        names = self.db.client("COUNTERS_DB")
+        names = self.db.client("COUNTERS_DB").pipeline(transaction=True)
         names.delete("COUNTERS_PORT_NAME_MAP")
         if ports:
             names.hset("COUNTERS_PORT_NAME_MAP", mapping={p: port_oid(p) for p in ports})
+        self.writer.submit(names.execute)
         self.poll_counters()
         self.poll_frr()
 
@@ -276,7 +300,7 @@ class SwitchProducers:
         the kernel dropped events (the socket overflowed), or more are waiting than reading the tables
         whole would cost (RESYNC_BACKLOG), read everything again, as portsyncd and fpmsyncd resync."""
         assert self.sock is not None
-        batch = Batch(self.db)
+        batch = Batch(self.db, self.writer)
         count = 0
         try:
             waiting = netlink.receive(self.sock)
@@ -328,7 +352,7 @@ class SwitchProducers:
 
     def poll_frr(self, bgp: bool = True) -> None:
         """Ask bgpd (unless not `bgp`) and bfdd now and write what changed (bgpmon; BFD sessions)."""
-        batch = Batch(self.db)
+        batch = Batch(self.db, self.writer)
         if bgp:
             with contextlib.suppress(OSError, VtyError):  # bgpd not running (yet): keep the last states, as bgpmon
                 self.neighbors.sync(neigh_rows(self.bgpd.json("show bgp summary json")), batch)
@@ -340,7 +364,7 @@ class SwitchProducers:
     # -- counters -----------------------------------------------------------------------------
 
     def poll_counters(self) -> None:
-        batch = Batch(self.db)
+        batch = Batch(self.db, self.writer)
         rows = {port_oid(name): counter_row(msg.get_attr("IFLA_STATS64"))
                 for msg in self.dumper.dump(netlink.RTM_GETLINK)
                 if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
@@ -348,6 +372,7 @@ class SwitchProducers:
         batch.execute()
 
     def close(self) -> None:
+        self.writer.close()
         if self.sock is not None:
             self.sock.close()
         self.dumper.close()

@@ -14,12 +14,22 @@ a large fabric changes at once (bring-up: 192 bgpds, each answering `show bgp su
 to 128 peers), the switches are asked in turn, longest-waiting first, as often as the budget allows,
 so the agent never takes the CPU the fabric's daemons need to converge. SONiC's bgpmon asks every
 15 s; the counters, PORT_STAT's 1 s interval, stretch the same way under load.
+
+The loop reads the kernel and FRR; it writes no redis itself. Each switch's writes go to that
+switch's own writer thread (twin.switch.serial_writer), over connections of the producers' own, so
+a switch whose redis is slow or paused (a client's CLIENT PAUSE, a long script) holds back its own
+tables only: while its writer has MAX_BACKLOG jobs waiting, the loop gives that switch nothing more
+(its kernel events wait in its socket, FRR stays due) and carries on with the others; the writer
+wakes the loop when it has caught up. A switch whose writes failed has its tables written afresh
+at the next refresh.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
+import os
 import selectors
 import threading
 import time
@@ -40,6 +50,7 @@ POLL_BURST_S = 0.25  # polling time saved up while idle, for a burst of changes
 # A subscribed switch's kernel events kept until run() reads its tables (and drops them): while a
 # large fabric launches, 192 sockets of netlink.RCVBUF would hold up to 1.5 GiB of stale events.
 SUBSCRIBED_RCVBUF = 64 << 10
+MAX_BACKLOG = 4  # redis jobs a switch's writer may hold before the loop gives that switch no more work
 log = logging.getLogger("twin.switchd")
 
 
@@ -69,6 +80,11 @@ class _Due:
     frr_due: bool = True   # bgpd and bfdd to be asked
     bfd_due: bool = False  # bfdd to be asked (the refresh of a switch whose BGP sessions are all up)
     last_frr: float = 0.0
+    parked: bool = False   # its kernel events left waiting in its socket while its writer catches up
+
+    def keeps_up(self) -> bool:
+        """Whether the switch's redis takes its writes: its writer is not MAX_BACKLOG jobs behind."""
+        return self.producers.writer.backlog() < MAX_BACKLOG
 
     def refresh(self) -> None:
         """Ask again what may have changed without a log line: bgpd while a session is on its way
@@ -85,8 +101,28 @@ class _Due:
             self.frr_due = True
 
 
+class _Wake:
+    """A pipe the switches' writers write to when they have caught up, so the loop looks again."""
+
+    def __init__(self) -> None:
+        self.rfd, self.wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+
+    def __call__(self) -> None:
+        with contextlib.suppress(OSError):   # full (BlockingIOError): a wake is pending already
+            os.write(self.wfd, b"w")
+
+    def drain(self) -> None:
+        with contextlib.suppress(OSError):
+            while os.read(self.rfd, 4096):
+                pass
+
+    def close(self) -> None:
+        os.close(self.rfd)
+        os.close(self.wfd)
+
+
 class StateLoop:
-    """The producers of every switch on one thread."""
+    """The producers of every switch on one thread; their redis writes on a thread per switch."""
 
     def __init__(self, producers: Sequence[SwitchProducers]) -> None:
         self.items = [_Due(p) for p in producers]
@@ -94,14 +130,17 @@ class StateLoop:
         self.budget = PollBudget(now=time.monotonic())
         self.logs: LogWatch[_Due] = LogWatch()
         self.selector.register(self.logs.fileno(), selectors.EVENT_READ, self.logs)
+        self.wake = _Wake()
+        self.selector.register(self.wake.rfd, selectors.EVENT_READ, self.wake)
 
     def start(self, on_each: Callable[[], None] = lambda: None) -> None:
-        """Subscribe to each switch's kernel events and frr.log (`on_each` after each); run() writes
-        their state."""
+        """Subscribe to each switch's kernel events and frr.log (`on_each` after each) and start its
+        redis writer; run() writes their state."""
         for item in self.items:
             sock = item.producers.subscribe(SUBSCRIBED_RCVBUF)
             self.selector.register(sock, selectors.EVENT_READ, item)
             self.logs.add(item.producers.log_path, item)
+            item.producers.writer.start(self.wake)
             on_each()
 
     def run(self, stop: threading.Event) -> None:
@@ -123,20 +162,51 @@ class StateLoop:
                 next_refresh = now + REFRESH_S
                 for item in self.items:
                     item.refresh()
+                    self.recover(item)
             self.ask_frr(now)
             if self.items and now >= next_counter and self.budget.allows():
                 next_counter = now + counter_gap
                 item = self.items[turn % len(self.items)]
                 turn += 1
-                self._paid(item, item.producers.poll_counters)
+                if item.keeps_up():   # else its turn passes: counters are read again a second later
+                    self._paid(item, item.producers.poll_counters)
 
-    def on_ready(self, ready: LogWatch[_Due] | _Due) -> None:
-        """A switch's kernel events, or frr.log written on some switches (FRR asked again there)."""
+    def on_ready(self, ready: LogWatch[_Due] | _Due | _Wake) -> None:
+        """A switch's kernel events, frr.log written on some switches (FRR asked again there), or a
+        writer that caught up (its switch's events read again)."""
         if isinstance(ready, LogWatch):
             for item in ready.changed():
                 item.frr_due = True
+        elif isinstance(ready, _Wake):
+            ready.drain()
+            for item in self.items:
+                if item.parked and item.keeps_up():
+                    self._unpark(item)
+        elif not ready.keeps_up():   # its redis is behind: its events wait in its socket meanwhile
+            self._park(ready)
         else:
             self._guard(ready, ready.kernel_events)
+
+    def _park(self, item: _Due) -> None:
+        if not item.parked and item.producers.sock is not None:
+            self.selector.unregister(item.producers.sock)
+            item.parked = True
+
+    def _unpark(self, item: _Due) -> None:
+        if item.parked and item.producers.sock is not None:
+            self.selector.register(item.producers.sock, selectors.EVENT_READ, item)
+        item.parked = False
+
+    def recover(self, item: _Due) -> None:
+        """A switch whose redis writes failed (redis was gone, or paused past the timeout) has its
+        tables written afresh once its writer is free: what the loop remembers as written may not be.
+        Parked events are read again (a wake may have come before the backlog fell)."""
+        if not item.keeps_up():
+            return
+        if item.parked:
+            self._unpark(item)
+        if item.producers.writer.take_failure() is not None:
+            self._guard(item, item.producers.write_all)
 
     def wait(self, now: float, deadline: float) -> float:
         """How long the loop may sleep: until its next timed step, or MIN_FRR_GAP_S while a switch
@@ -158,7 +228,8 @@ class StateLoop:
 
     def due_frr(self, now: float) -> list[_Due]:
         """Switches to ask FRR now, the longest-waiting first (each at most every MIN_FRR_GAP_S)."""
-        due = [i for i in self.items if (i.frr_due or i.bfd_due) and now - i.last_frr >= MIN_FRR_GAP_S]
+        due = [i for i in self.items
+               if (i.frr_due or i.bfd_due) and now - i.last_frr >= MIN_FRR_GAP_S and i.keeps_up()]
         return sorted(due, key=lambda i: i.last_frr)
 
     def _paid(self, item: _Due, fn: Callable[[], object]) -> None:
@@ -179,6 +250,7 @@ class StateLoop:
             item.producers.close()
         self.logs.close()
         self.selector.close()
+        self.wake.close()
 
 
 class SwitchDaemons:
