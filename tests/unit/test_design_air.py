@@ -12,7 +12,7 @@ from twin.cli.app import app
 from twin.model.errors import PlanError
 from twin.model.plan import Plan
 from twin.stages.lab_file import load_lab
-from twin.stages.load.air import is_air_file, to_air_dot, to_air_json
+from twin.stages.load.air import read_air, to_air_dot, to_air_json
 from twin.stages.load.loader import load_topology
 
 REPO = Path(__file__).resolve().parents[2]
@@ -74,7 +74,7 @@ def links_of(plan: Plan) -> set[frozenset[tuple[str, str]]]:
                                                ("demo.dot", AIR_DOT)], ids=["json", "bare json", "dot"])
 def test_import_documented_sample(tmp_path: Path, name: str, content: str | dict[str, object]) -> None:
     path = write(tmp_path, name, content)
-    assert is_air_file(path)
+    assert read_air(path) is not None
     plan = load_lab(path).plan
     assert plan.kind == "air"
     assert {n.name: n.role for n in plan.nodes} == DEMO_ROLES
@@ -85,7 +85,7 @@ def test_import_documented_sample(tmp_path: Path, name: str, content: str | dict
 
 def test_twin_json_topology_is_not_air(tmp_path: Path) -> None:
     path = write(tmp_path, "t.json", {"name": "j", "kind": "clos", "clos": {"spines": 1, "leaves": 2}})
-    assert not is_air_file(path)
+    assert read_air(path) is None
     assert load_topology(path).kind == "clos"        # JSON that is twin's own YAML still loads as before
 
 
@@ -229,3 +229,31 @@ def test_cli_export_air_needs_a_format(tmp_path: Path) -> None:
                                       "--format", "json"])
     assert result.exit_code == 0
     assert json.loads((tmp_path / "x.txt").read_text())["format"] == "JSON"
+
+
+@pytest.mark.parametrize(("name", "content"), [("demo.json", AIR_JSON), ("demo.dot", AIR_DOT)], ids=["json", "dot"])
+def test_an_air_file_is_read_once(tmp_path: Path, name: str, content: str | dict[str, object],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from twin.host import userfile
+
+    reads: list[Path] = []
+    original = userfile.read_text   # read_json reads through it too
+    monkeypatch.setattr(userfile, "read_text", lambda p, *a, **k: reads.append(p) or original(p, *a, **k))
+    path = write(tmp_path, name, content)
+    assert load_lab(path).plan.kind == "air"
+    assert reads == [path]
+
+
+def test_a_topology_and_a_lab_file_are_each_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from twin.stages.load import source
+
+    reads: list[Path] = []
+    original = source.read_yaml
+    monkeypatch.setattr(source, "read_yaml", lambda p, *a, **k: reads.append(p) or original(p, *a, **k))
+    topo = write(tmp_path, "t.yaml", "name: t\nkind: clos\nclos: {spines: 1, leaves: 2}\n")
+    load_lab(topo)
+    assert reads == [topo]
+    lab = write(tmp_path, "lab.yaml", "name: l\ntopology: t.yaml\n")
+    reads.clear()
+    load_lab(lab)
+    assert reads == [lab, topo]

@@ -9,17 +9,19 @@ from pydantic import ValidationError
 from twin.model.drill import KINDS
 from twin.model.errors import PlanError, Problem
 from twin.model.lab import DrillSettings, HealthSettings, Lab, LabFile
-from twin.stages.load.loader import load_topology, pydantic_problems
+from twin.stages.load.loader import load_topology, pydantic_problems, topology_from
 from twin.stages.load.source import Loc, YamlDoc, load_yaml
 from twin.stages.plan import plan_topology
 
 
 def load_lab(path: Path) -> Lab:
-    """A lab file (has `topology: <path>`) or a topology file (then the lab is named after it)."""
-    from twin.stages.load.air import is_air_file
+    """A lab file (has `topology: <path>`) or a topology file (then the lab is named after it); each
+    file is read once."""
+    from twin.stages.load.air import read_air
 
-    if is_air_file(path):  # an NVIDIA Air topology (.dot, or .json of Air's shape) is never a lab file
-        plan = plan_topology(load_topology(path))
+    air = read_air(path)
+    if air is not None:  # an NVIDIA Air topology (.dot, or .json of Air's shape) is never a lab file
+        plan = plan_topology(topology_from(air))
         return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)
     doc = load_yaml(path)
     named = doc.data.get("topology")
@@ -77,7 +79,7 @@ def load_lab(path: Path) -> Lab:
         return Lab(name=spec.name, runtime=spec.runtime, image=spec.image, health=spec.health, gnmi=spec.gnmi,
                    drills=settings, traffic=traffic,
                    roce=spec.roce, plan=plan)
-    plan = plan_topology(load_topology(path))
+    plan = plan_topology(topology_from(doc))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)
 
 

@@ -92,17 +92,19 @@ def air_json_shape(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("nodes"), dict) and isinstance(data.get("links"), list)
 
 
-def is_air_file(path: Path) -> bool:
-    """A .dot file, or a .json file of Air's shape (other JSON is read as twin YAML, as before)."""
+def read_air(path: Path) -> AirDoc | None:
+    """The file parsed as an Air topology when it is one (a .dot file, or a .json file of Air's
+    shape), reading it once; None when it is not one (then it is read as twin YAML)."""
     suffix = path.suffix.lower()
     if suffix == ".dot":
-        return True
+        return parse_dot(path, userfile.read_text(path))
     if suffix != ".json":
-        return False
+        return None
     try:
-        return air_json_shape(userfile.read_json(path))
+        data = userfile.read_json(path)
     except PlanError:
-        return False   # unreadable or not JSON: the YAML loader says what is wrong with it
+        return None   # unreadable or not JSON: the YAML loader says what is wrong with it
+    return parse_json(path, data) if air_json_shape(data) else None
 
 
 # -- reading JSON ---------------------------------------------------------------------------------------------------
@@ -451,15 +453,6 @@ def to_topology(doc: AirDoc) -> Topology:
 def topology_name(title: str) -> str:
     name = re.sub(r"[^A-Za-z0-9_-]+", "-", title).strip("-_") or "air"
     return (name if name[0].isalpha() else f"air-{name}")[:40]
-
-
-def load_air(path: Path) -> Topology:
-    """An Air topology file (.json or .dot) as an explicit Topology; one PlanError listing every problem."""
-    if path.suffix.lower() == ".dot":
-        doc = parse_dot(path, userfile.read_text(path))
-    else:
-        doc = parse_json(path, userfile.read_json(path))
-    return to_topology(doc)
 
 
 # -- writing --------------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from twin.model.errors import PlanError, Problem
 from twin.model.topology import Endpoint, Link, Node, Topology, TopologyFile
 from twin.stages.load import generators
+from twin.stages.load.air import AirDoc, read_air, to_topology
 from twin.stages.load.bound_config import with_configs
 from twin.stages.load.source import YamlDoc, load_yaml
 from twin.stages.load.topology_checks import validate_topology
@@ -46,19 +47,23 @@ def is_clab(doc: YamlDoc) -> bool:
 
 
 def load_topology(path: Path) -> Topology:
-    """Load, expand and validate; raise one PlanError listing every problem found."""
-    from twin.stages.load.air import is_air_file, load_air  # NVIDIA Air topologies: .dot, or .json of Air's shape
+    """Read (once), expand and validate; raise one PlanError listing every problem found."""
+    air = read_air(path)  # NVIDIA Air topologies: .dot, or .json of Air's shape
+    return topology_from(air if air is not None else load_yaml(path))
 
-    topo = load_air(path) if is_air_file(path) else _from_yaml(path)
+
+def topology_from(source: YamlDoc | AirDoc) -> Topology:
+    """The topology of a file already read: an Air topology, a twin topology file or a containerlab
+    file; expanded and validated, one PlanError listing every problem found."""
+    topo = to_topology(source) if isinstance(source, AirDoc) else _from_yaml(source)
     problems = validate_topology(topo)
     if problems:
         raise PlanError(topo.locate(problems))
     return with_configs(topo)  # switches that bring their own config_db.json: read and checked
 
 
-def _from_yaml(path: Path) -> Topology:
+def _from_yaml(doc: YamlDoc) -> Topology:
     """A twin topology file or a containerlab file, with the line of every field."""
-    doc = load_yaml(path)
     if is_clab(doc):
         from twin.stages.load.clab_import import import_clab
 
