@@ -138,7 +138,7 @@ def test_the_loop_asks_the_switch_whose_log_was_written_and_sleeps_otherwise(tmp
 
 
 def _producers(tmp_path: Path) -> SwitchProducers:
-    return SwitchProducers("leaf1", "tw.x.leaf1", tmp_path, db=None)  # type: ignore[arg-type]
+    return SwitchProducers("leaf1", "tw.x.leaf1", tmp_path, db=FakeSonicRedis())  # type: ignore[arg-type]
 
 
 def test_settled_means_every_known_session_established(tmp_path: Path) -> None:
@@ -250,6 +250,9 @@ class FakeSonicRedis:
 
     def client(self, db: str) -> FakeRedis:
         return self.dbs.setdefault(db, FakeRedis())
+
+    def apart(self) -> FakeSonicRedis:
+        return self
 
 
 class FakeDumper:

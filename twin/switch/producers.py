@@ -219,7 +219,8 @@ class SwitchProducers:
     """Every state producer of one switch, fed by the loop in `twin.switch.switchd`."""
 
     def __init__(self, name: str, netns: str, rundir: Path, db: SonicRedis) -> None:
-        self.name, self.netns, self.rundir, self.db = name, netns, rundir, db
+        # connections of the producers' own: no client of the switch's redis can take them
+        self.name, self.netns, self.rundir, self.db = name, netns, rundir, db.apart()
         self.ifnames: dict[int, str] = {}
         self.state_ports = TableWriter(db, "STATE_DB", "PORT_TABLE")
         self.appl_ports = TableWriter(db, "APPL_DB", "PORT_TABLE")

@@ -11,6 +11,7 @@ from twin.model.agent import AgentSwitch
 from twin.stages import configdb
 from twin.stages.configdb import GENERATED_TABLES, ConfigDb
 from twin.switch.endpoint_protocol import SetRejected
+from twin.switch.redis_budget import ConnectionBudget
 from twin.switch.sonic_redis import SonicRedis
 
 
@@ -21,23 +22,25 @@ class SonicEndpoint:
     (twin.switch.twin_endpoint.TwinSwitchEndpoint): the same CONFIG_DB paths, the same validation,
     the same databases."""
 
-    def __init__(self, name: str, ports: Iterable[str], db: SonicRedis) -> None:
+    def __init__(self, name: str, ports: Iterable[str], db: SonicRedis, own: SonicRedis | None = None) -> None:
         self.name = name
         self.ports = set(ports)
-        self.db = db
+        self.db = db                  # what clients read through (Get, Subscribe)
+        self.own = own or db          # what a Set reads and writes CONFIG_DB through, one Set at a time
         self.lock = threading.RLock()
         self.workdir: Path | None = None  # the gNMI work files stay out of a SONiC container
 
     @classmethod
     def from_settings(cls, sw: AgentSwitch) -> SonicEndpoint:
-        """From one agent.json switch entry: `redis_socket`, or `redis_host`/`redis_port`."""
-        db = SonicRedis(unix_socket=Path(sw.redis_socket) if sw.redis_socket else None,
-                        host=sw.redis_host, port=sw.redis_port)
-        return cls(name=sw.name, ports=sw.ports, db=db)
+        """From one agent.json switch entry: `redis_socket`, or `redis_host`/`redis_port`. Clients
+        read over a bounded budget of connections (twin.switch.redis_budget); Sets over their own."""
+        own = SonicRedis(unix_socket=Path(sw.redis_socket) if sw.redis_socket else None,
+                         host=sw.redis_host, port=sw.redis_port)
+        return cls(name=sw.name, ports=sw.ports, db=own.apart(ConnectionBudget()), own=own)
 
     def config(self) -> ConfigDb:
         """The switch's CONFIG_DB, read from redis now."""
-        return self.db.get_config()
+        return self.own.get_config()
 
     def commit(self, new: ConfigDb, current: ConfigDb | None = None) -> None:
         """Make CONFIG_DB exactly `new`: judged, then its difference written in one transaction.
@@ -51,7 +54,7 @@ class SonicEndpoint:
 
     def _write(self, current: ConfigDb, new: ConfigDb) -> None:
         """Write the change to CONFIG_DB; SONiC's daemons program the switch from there."""
-        self.db.apply_config(current, new)
+        self.own.apply_config(current, new)
 
     def recover(self) -> None:
         """Nothing to recover: a commit is one MULTI/EXEC, which redis applies whole or not at

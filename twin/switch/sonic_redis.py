@@ -30,6 +30,7 @@ import redis
 from redis.typing import EncodableT, FieldT
 
 from twin.stages.configdb import ConfigDb
+from twin.switch.redis_budget import BudgetPool, ConnectionBudget
 
 
 @dataclass(frozen=True)
@@ -172,11 +173,15 @@ def glob_escape(text: str) -> str:
 # -- the databases of one SONiC switch ---------------------------------------------------------
 
 class SonicRedis:
-    """SONiC's redis databases of one switch: one redis instance, databases by number."""
+    """SONiC's redis databases of one switch: one redis instance, databases by number.
+
+    Each instance has connections of its own; with a `budget` (twin.switch.redis_budget) the
+    connections it has in use at once, over every database, are bounded by it."""
 
     def __init__(self, unix_socket: Path | None = None, host: str = "127.0.0.1", port: int = 6379,
-                 timeout: float = 10) -> None:
+                 timeout: float = 10, budget: ConnectionBudget | None = None) -> None:
         self.unix_socket, self.host, self.port, self.timeout = unix_socket, host, port, timeout
+        self.budget = budget
         self._clients: dict[tuple[int, bool], redis.Redis] = {}
         self._lock = threading.Lock()
 
@@ -191,7 +196,9 @@ class SonicRedis:
         key = (database(db).id, decode)
         with self._lock:
             if key not in self._clients:
-                if self.unix_socket is not None:
+                if self.budget is not None:
+                    self._clients[key] = redis.Redis(connection_pool=self._budget_pool(key[0], decode))
+                elif self.unix_socket is not None:
                     self._clients[key] = redis.Redis(unix_socket_path=str(self.unix_socket), db=key[0],
                                                      decode_responses=decode, socket_timeout=self.timeout)
                 else:
@@ -199,11 +206,25 @@ class SonicRedis:
                                                      decode_responses=decode, socket_timeout=self.timeout)
             return self._clients[key]
 
+    def apart(self, budget: ConnectionBudget | None = None) -> SonicRedis:
+        """The same databases over connections of their own (bounded by `budget` when given): what
+        one user of the switch's redis does with its connections never takes another's."""
+        return SonicRedis(unix_socket=self.unix_socket, host=self.host, port=self.port, timeout=self.timeout,
+                          budget=budget)
+
+    def _budget_pool(self, number: int, decode: bool) -> BudgetPool:
+        assert self.budget is not None
+        where: dict[str, object] = (
+            {"connection_class": redis.UnixDomainSocketConnection, "path": str(self.unix_socket)}
+            if self.unix_socket is not None else {"host": self.host, "port": self.port})
+        return BudgetPool(self.budget, db=number, decode_responses=decode, socket_timeout=self.timeout, **where)
+
     def close(self) -> None:
         """Drop every connection."""
         with self._lock:
             for client in self._clients.values():
                 client.close()
+                client.connection_pool.disconnect()
             self._clients.clear()
 
     @staticmethod

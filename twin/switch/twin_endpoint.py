@@ -18,14 +18,19 @@ from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
 from twin.switch.cfgmgr import ConfigDaemon, ProgramError
 from twin.switch.endpoint_protocol import SetRejected
+from twin.switch.redis_budget import ConnectionBudget
 from twin.switch.sonic_endpoint import SonicEndpoint
 
 __all__ = ["SetRejected", "TwinSwitchEndpoint"]
 
 
 class TwinSwitchEndpoint(SonicEndpoint):
+    """Clients (Get, Subscribe) read over a bounded budget of connections of their own
+    (twin.switch.redis_budget), apart from the config daemon's; a Set reads and writes CONFIG_DB
+    over the config daemon's connections, one Set at a time."""
+
     def __init__(self, name: str, rundir: Path, ports: list[str], daemon: ConfigDaemon) -> None:
-        super().__init__(name=name, ports=ports, db=daemon.db)
+        super().__init__(name=name, ports=ports, db=daemon.db.apart(ConnectionBudget()), own=daemon.db)
         self.daemon, self.rundir = daemon, rundir
         self.workdir = rundir
         self.path = rundir / "config_db.json"
@@ -39,7 +44,7 @@ class TwinSwitchEndpoint(SonicEndpoint):
         with self.daemon.lock:
             try:
                 configdb.save(self.pending, new)
-                self.db.apply_config(current, new)
+                self.own.apply_config(current, new)
                 self.daemon.set_cache(new)
                 self.daemon.program(new)
                 configdb.save(self.path, new)
@@ -52,7 +57,7 @@ class TwinSwitchEndpoint(SonicEndpoint):
 
     def _undo(self, current: ConfigDb) -> None:
         """CONFIG_DB, the config daemon and the switch back to `current` (what was saved)."""
-        self.db.apply_config(self.db.get_config(), current)
+        self.own.apply_config(self.own.get_config(), current)
         self.daemon.set_cache(current)
         self.daemon.program(current, tolerant=True)
 
@@ -66,5 +71,5 @@ class TwinSwitchEndpoint(SonicEndpoint):
         except (OSError, ValueError):
             saved = None
         if saved is not None:
-            self.db.apply_config(self.db.get_config(), saved)
+            self.own.apply_config(self.own.get_config(), saved)
         self.pending.unlink(missing_ok=True)

@@ -43,6 +43,7 @@ import grpc
 import redis
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.redis_budget import ClientsExhausted
 from twin.switch.sonic_gnmi.golang import SECOND_NS, go_json, sample_interval_ns
 from twin.switch.sonic_gnmi.paths import counters_keyed
 from twin.switch.sonic_gnmi.status import GnmiStatus
@@ -64,11 +65,13 @@ T = TypeVar("T")
 
 
 class GoError(Exception):
-    """A plain Go `error` inside sonic-gnmi; its text is what reaches the client."""
+    """A plain Go `error` inside sonic-gnmi; its text is what reaches the client. `code`: the status
+    it ends a call with where not the handler's own (RESOURCE_EXHAUSTED: the switch's redis
+    connections for clients all in use, twin.switch.redis_budget)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, code: grpc.StatusCode | None = None) -> None:
         super().__init__(message)
-        self.message = message
+        self.message, self.code = message, code
 
 
 # -- redis, as go-redis answers ----------------------------------------------------------------
@@ -82,6 +85,8 @@ class _Redis:
     def _call(self, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
+        except ClientsExhausted as e:
+            raise GoError(str(e), grpc.StatusCode.RESOURCE_EXHAUSTED) from None
         except redis.RedisError as e:
             raise GoError(str(e)) from None
 
@@ -578,7 +583,7 @@ class LegacyClient:
             for entry in self.entries:
                 entry.tables = [self._probe(t) for t in entry.tables]
         except GoError as e:
-            raise GnmiStatus(grpc.StatusCode.NOT_FOUND, e.message) from None
+            raise GnmiStatus(e.code or grpc.StatusCode.NOT_FOUND, e.message) from None
 
     # -- resolving paths (parsePath, probePathElements) ----------------------------------------
 
@@ -638,7 +643,7 @@ class LegacyClient:
                     if tp.key and not tp.virtual and not self.redis(tp.db).exists(tp.redis_key):
                         raise GoError(f"No valid entry found on {tp.db} with key {tp.redis_key}")
         except GoError as e:
-            raise GnmiStatus(grpc.StatusCode.NOT_FOUND, e.message) from None
+            raise GnmiStatus(e.code or grpc.StatusCode.NOT_FOUND, e.message) from None
 
     # -- Get -----------------------------------------------------------------------------------
 
@@ -652,7 +657,7 @@ class LegacyClient:
             try:
                 value = self._get_value(entry.tables)
             except GoError as e:
-                raise GnmiStatus(grpc.StatusCode.NOT_FOUND, e.message) from None
+                raise GnmiStatus(e.code or grpc.StatusCode.NOT_FOUND, e.message) from None
             out.append(self.notification(ts, entry.path, value))
         return out
 
@@ -698,7 +703,7 @@ class LegacyClient:
             try:
                 value = self.subscribe_value(entry.tables)
             except GoError as e:
-                sink.fatal(f"OnceRun error: {e.message}")
+                sink.fatal(f"OnceRun error: {e.message}", e.code or grpc.StatusCode.INVALID_ARGUMENT)
                 return
             if value is not None:
                 sink.notify(self.notification(time.time_ns(), entry.path, value))
@@ -839,8 +844,8 @@ class _Worker:
     def send(self, value: Any) -> None:
         self.sink.notify(self.client.notification(time.time_ns(), self.path, value))
 
-    def fatal(self, message: str) -> None:
-        self.sink.fatal(message)
+    def fatal(self, message: str, code: grpc.StatusCode | None = None) -> None:
+        self.sink.fatal(message, code or grpc.StatusCode.INVALID_ARGUMENT)
         self.synced.set()
 
     def _hget(self, tp: TablePath) -> str | None:
@@ -916,7 +921,9 @@ class _Worker:
                 _start(partial(self._listen, tp, pubsub, prefix_len, updates))
             self._forward(updates, msi_all, interval_ns, updates_only)
         except GoError as e:
-            self.fatal(e.message)
+            self.fatal(e.message, e.code)
+        except ClientsExhausted as e:   # a psubscribe found no connection for it
+            self.fatal(str(e), grpc.StatusCode.RESOURCE_EXHAUSTED)
         finally:  # Go: defer pubsub.Close()
             for pubsub in pubsubs:
                 pubsub.close()
@@ -971,7 +978,7 @@ class _Worker:
                     else:
                         table_data_to_msi(self.client.redis(tp.db), replace(tp, key=channel[prefix_len:]), True, new)
                 except GoError as e:
-                    self.sink.fatal(e.message)
+                    self.sink.fatal(e.message, e.code or grpc.StatusCode.INVALID_ARGUMENT)
                     return
                 if new == last:
                     continue
@@ -991,6 +998,8 @@ def _psubscribed(pubsub: Any, pattern: str) -> bool:
             message = pubsub.get_message(timeout=max(0.0, deadline - time.monotonic()))
             if message is not None:
                 return bool(message.get("type") == "psubscribe" and message.get("channel") == pattern)
+    except ClientsExhausted:
+        raise
     except redis.RedisError:
         return False
     return False

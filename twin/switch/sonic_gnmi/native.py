@@ -23,12 +23,14 @@ import contextlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
 import redis
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.redis_budget import ClientsExhausted
 from twin.switch.sonic_gnmi.golang import SECOND_NS, go_json, sample_interval_ns
 from twin.switch.sonic_gnmi.paths import TablePath, parse_database, table_path
 from twin.switch.sonic_gnmi.status import GnmiStatus, unknown
@@ -72,6 +74,23 @@ def typed_value(msi: Msi, encoding: int) -> gnmi_pb2.TypedValue:
     raise unknown(f"Unknown encoding {_encoding_name(encoding)}")
 
 
+@contextlib.contextmanager
+def _exhausted_is_a_status() -> Iterator[None]:
+    """The switch's redis connections for clients all in use: RESOURCE_EXHAUSTED, saying so."""
+    try:
+        yield
+    except ClientsExhausted as exc:
+        raise GnmiStatus(grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc)) from None
+
+
+def _fatal_code(exc: GnmiStatus) -> grpc.StatusCode:
+    """How a stream's fatal error ends the call: INVALID_ARGUMENT (client_subscribe.go), but
+    RESOURCE_EXHAUSTED stays itself."""
+    if exc.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return exc.code
+    return grpc.StatusCode.INVALID_ARGUMENT
+
+
 class NativeClient:
     """One native request: its database and paths, read from the switch's redis on demand."""
 
@@ -101,7 +120,8 @@ class NativeClient:
         """getDbtablePath: a read of a whole table needs some key that starts with its name."""
         tp = table_path(self.target, self.prefix, path)
         if for_read and tp.depth == 2:
-            found = list(self._redis(tp).scan_iter(match=glob_escape(tp.table) + "*", count=1000))
+            with _exhausted_is_a_status():
+                found = list(self._redis(tp).scan_iter(match=glob_escape(tp.table) + "*", count=1000))
             if not found:
                 where = tp.table
                 raise unknown(f"Failed to find {tp.db} {where} <nil> []")
@@ -160,9 +180,10 @@ class NativeClient:
 
     def value(self, tp: TablePath) -> gnmi_pb2.TypedValue | None:
         """tableData2TypedValue: what the path holds now, None when nothing."""
-        if tp.field:
-            return self.field_value(tp)
-        msi = self.msi(tp)
+        with _exhausted_is_a_status():
+            if tp.field:
+                return self.field_value(tp)
+            msi = self.msi(tp)
         return typed_value(msi, self.encoding) if msi else None
 
     def _notification(self, path: gnmi_pb2.Path, val: gnmi_pb2.TypedValue) -> gnmi_pb2.Notification:
@@ -191,7 +212,7 @@ class NativeClient:
                 if val is not None:
                     sink.notify(self._notification(path, val))
         except GnmiStatus as exc:
-            sink.fatal(f"OnceRun error: {exc.message}")
+            sink.fatal(f"OnceRun error: {exc.message}", _fatal_code(exc))
             return
         sink.sync()
 
@@ -248,8 +269,8 @@ class _Worker:
             with contextlib.suppress(threading.BrokenBarrierError):
                 self.synced.wait()
 
-    def _fatal(self, message: str) -> None:
-        self.sink.fatal(message)
+    def _fatal(self, message: str, code: grpc.StatusCode = grpc.StatusCode.INVALID_ARGUMENT) -> None:
+        self.sink.fatal(message, code)
         if self.synced is not None:
             self.synced.abort()
 
@@ -269,7 +290,9 @@ class _Worker:
             else:
                 self._table(tp, interval)
         except GnmiStatus as exc:
-            self._fatal(exc.message)
+            self._fatal(exc.message, _fatal_code(exc))
+        except ClientsExhausted as exc:
+            self._fatal(str(exc), grpc.StatusCode.RESOURCE_EXHAUSTED)
         except redis.RedisError as exc:
             self._fatal(f"redis: {exc}")
 

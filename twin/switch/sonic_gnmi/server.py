@@ -255,7 +255,7 @@ def _run(client: DataClient, slist: gnmi_pb2.SubscriptionList, requests: Iterato
             if item is None:
                 continue
             if isinstance(item, Fatal):
-                _abort(context, GnmiStatus(grpc.StatusCode.INVALID_ARGUMENT, item.message))
+                _abort(context, GnmiStatus(item.code, item.message))
             yield item
             if mode == gnmi_pb2.SubscriptionList.ONCE and item.sync_response:
                 return

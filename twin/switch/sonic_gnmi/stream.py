@@ -4,7 +4,9 @@ A handler (native or legacy) turns a SubscriptionList into work: ONCE and POLL r
 round, STREAM starts one worker per subscription. Workers put what they read into a `Sink`;
 the Subscribe call sends the sink's responses in order. A worker's fatal error ends the call
 with INVALID_ARGUMENT and the error's text, as client_subscribe.go's Run does
-(`grpc.Errorf(codes.InvalidArgument, "%s", err)` after `ValToResp` meets a fatal value).
+(`grpc.Errorf(codes.InvalidArgument, "%s", err)` after `ValToResp` meets a fatal value); a worker
+that found the switch's redis connections for clients all in use (twin.switch.redis_budget) ends it
+with RESOURCE_EXHAUSTED instead (sonic-gnmi would wait for its go-redis pool and fail plainly).
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeAlias
 
+import grpc
 from pygnmi.spec.v080 import gnmi_pb2
 
 
 @dataclass(frozen=True)
 class Fatal:
-    """A worker's fatal error: the call ends with INVALID_ARGUMENT and this message."""
+    """A worker's fatal error: the call ends with `code` and this message."""
 
     message: str
+    code: grpc.StatusCode = grpc.StatusCode.INVALID_ARGUMENT
 
 
 Item: TypeAlias = Any  # a gnmi_pb2.SubscribeResponse (protobuf classes are untyped) or a Fatal
@@ -41,9 +45,9 @@ class Sink:
         """Send sync_response: every subscribed path was sent at least once."""
         self._queue.put(gnmi_pb2.SubscribeResponse(sync_response=True))
 
-    def fatal(self, message: str) -> None:
-        """End the call with INVALID_ARGUMENT `message` once what came before it was sent."""
-        self._queue.put(Fatal(message))
+    def fatal(self, message: str, code: grpc.StatusCode = grpc.StatusCode.INVALID_ARGUMENT) -> None:
+        """End the call with `code` (INVALID_ARGUMENT) `message` once what came before it was sent."""
+        self._queue.put(Fatal(message, code))
 
     def next(self, timeout: float) -> Item | None:
         """The next item, or None after `timeout` seconds without one."""
