@@ -7,8 +7,12 @@ replaced by the more specific level):
 
 - kind `linux` with a file bound on /etc/frr/frr.conf (or a folder bound on /etc/frr): a router
   that runs the user's own FRR (`frr_conf`, plus `daemons` when one is bound);
-- kind `sonic-vs`: a SONiC switch; role `leaf` unless a label `twin-role: spine|leaf|router` (or
-  `role: spine|leaf|router`) says otherwise. Its containerlab data ports ethN become SONiC's
+- kind `sonic-vs`: a SONiC switch. Its role comes from the links, not from its name: a switch that
+  a host reaches (a link to a plain `linux` node) is a leaf; one whose neighbours are all switches,
+  that no host reaches and that links to at least one leaf is a spine; any other is a leaf (so a lab
+  with no hosts at all imports every switch as a leaf). A label `twin-role: spine|leaf|router` (or
+  `role: spine|leaf|router`) on the node, its group, kind or the defaults overrides the inference.
+  Its containerlab data ports ethN become SONiC's
   Ethernet{4*(N-1)}; eth0 is its management port. A config_db.json bound at
   /etc/sonic/config_db.json (how SONiC users give the kind its config: containerlab ignores
   `startup-config` for it) or at /var/sonic/config_db.json (which docker-sonic-vs's start.sh copies
@@ -91,6 +95,7 @@ class _Importer:
         self.kinds = self._mapping(topo.get("kinds"), (*_TOPO, "kinds"))
         self.groups = self._mapping(topo.get("groups"), (*_TOPO, "groups"))
         self.kind_of_node: dict[str, str] = {}
+        self.unlabelled: set[str] = set()  # sonic-vs nodes no label gives a role: the links decide
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -202,7 +207,8 @@ class _Importer:
             return (self._host_path(binds[PERSISTENT_DIR].host) / "config_db.json").absolute()
         return None
 
-    def _sonic_role(self, name: str, labels: dict[str, tuple[str, Loc]]) -> Role:
+    def _sonic_role(self, name: str, labels: dict[str, tuple[str, Loc]]) -> Role | None:
+        """The role a label gives a sonic-vs node; None when no label does (the links decide)."""
         if "twin-role" in labels:
             value, loc = labels["twin-role"]
             for role in SONIC_ROLES:
@@ -216,7 +222,7 @@ class _Importer:
             for role in SONIC_ROLES:
                 if value == role:
                     return role
-        return "leaf"
+        return None
 
     def _labels(self, layers: list[_Layer]) -> dict[str, tuple[str, Loc]]:
         labels: dict[str, tuple[str, Loc]] = {}
@@ -250,7 +256,9 @@ class _Importer:
         labels = self._labels(layers)
         if kind == "sonic-vs":
             role = self._sonic_role(name, labels)
-            return Node(name=name, role=role, index=0, image=image, exec=exec_lines,
+            if role is None:
+                self.unlabelled.add(name)
+            return Node(name=name, role=role or "leaf", index=0, image=image, exec=exec_lines,
                         config_db=self._sonic_config(binds)), kind
         frr_conf, daemons = self._frr_files(binds)
         if frr_conf is not None:
@@ -337,14 +345,12 @@ class _Importer:
             self.add((*_TOPO, "nodes"), "a containerlab topology needs nodes",
                      "add nodes under 'topology.nodes:'")
         nodes: list[Node] = []
-        counters: dict[str, int] = {}
         for node_name, raw in raw_nodes.items():
             imported = self._node(node_name, raw)
             if imported is None:
                 continue
             node, kind = imported
-            counters[node.role] = counters.get(node.role, 0) + 1
-            nodes.append(node.model_copy(update={"index": counters[node.role]}))
+            nodes.append(node)
             self.kind_of_node[node_name] = kind
         raw_links = self.topo.get("links") or []
         links: list[Link] = []
@@ -358,5 +364,34 @@ class _Importer:
         if self.problems:
             # Settings shared by several nodes (defaults, kinds, groups) are read once per node.
             raise PlanError(list(dict.fromkeys(self.problems)))
+        roles = infer_roles({n.name: n.role for n in nodes},
+                            {n for n, k in self.kind_of_node.items() if k == "sonic-vs"}, self.unlabelled, links)
+        counters: dict[str, int] = {}
+        numbered = []
+        for node in nodes:  # numbered per role in file order, once every role is known
+            role = roles[node.name]
+            counters[role] = counters.get(role, 0) + 1
+            numbered.append(node.model_copy(update={"role": role, "index": counters[role]}))
         return Topology(name=name, kind="clab", source=self.doc.name, fabric=FabricSettings(),
-                        nodes=nodes, links=links)
+                        nodes=numbered, links=links)
+
+
+def infer_roles(roles: dict[str, Role], sonic: set[str], unlabelled: set[str],
+                links: list[Link]) -> dict[str, Role]:
+    """Every node's role, the `unlabelled` sonic-vs switches' from their links: a switch a host
+    reaches is a leaf; one whose neighbours are all sonic-vs switches, that no host reaches and that
+    links to a leaf (reached by a host or labelled so) is a spine; any other stays a leaf. `roles`
+    holds every node's imported role ('leaf' for the unlabelled)."""
+    neighbours: dict[str, set[str]] = {name: set() for name in roles}
+    for link in links:
+        if link.a.node in roles and link.b.node in roles:
+            neighbours[link.a.node].add(link.b.node)
+            neighbours[link.b.node].add(link.a.node)
+    reached = {name for name in sonic if any(roles[p] == "host" for p in neighbours[name])}
+    leaves = reached | {name for name in sonic - unlabelled if roles[name] == "leaf"}
+    out = dict(roles)
+    for name in unlabelled:
+        peers = neighbours[name]
+        if name not in reached and peers and peers <= sonic and peers & leaves:
+            out[name] = "spine"
+    return out
