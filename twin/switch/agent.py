@@ -16,7 +16,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent import futures
 from pathlib import Path
 
 import grpc
@@ -28,6 +27,7 @@ from twin.switch.agent_progress import LAUNCHED, Progress
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.gnoi import add_system_servicer
+from twin.switch.grpc_guard import guarded_server
 from twin.switch.leftover_writers import await_leftover_writers
 from twin.switch.netns_socket import run_in_netns
 from twin.switch.producers import SwitchProducers
@@ -74,14 +74,6 @@ def _endpoint(sw: AgentSwitch, templates: Path | None = None,
     daemon = ConfigDaemon(sw.name, sw.netns, rundir, db, ifmap=sw.ifmap, templates=templates, reconcile=reconcile)
     producers = SwitchProducers(sw.name, sw.netns, rundir, db)
     return TwinSwitchEndpoint(name=sw.name, rundir=rundir, ports=sw.ports, daemon=daemon), (daemon, producers)
-
-
-# One thread per RPC in flight: a STREAM subscription holds its thread for as long as it runs, so
-# the pool is sized for many (threads are made only when needed) and a client beyond it is told
-# RESOURCE_EXHAUSTED at once instead of waiting. Messages: grpc-go's default 4 MiB, as sonic-gnmi.
-MAX_RPCS = 256
-MAX_MESSAGE = 4 * 1024 * 1024
-GRPC_OPTIONS = [("grpc.max_receive_message_length", MAX_MESSAGE), ("grpc.max_send_message_length", -1)]
 
 
 SETTINGS_POLL_S = 0.02
@@ -140,8 +132,9 @@ def serve(run_dir: Path) -> None:
             log.exception("%s: could not undo an interrupted Set; CONFIG_DB is left as it is", sw.name)
         if own is not None:
             parts.append(own)
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=MAX_RPCS, thread_name_prefix=sw.name),
-                             maximum_concurrent_rpcs=MAX_RPCS, options=GRPC_OPTIONS)
+        # Each call is authenticated and counted before it takes one of the server's threads
+        # (twin.switch.grpc_guard): a client without the password cannot fill them.
+        server, _ = guarded_server(sw.name, settings.username, settings.password)
         servicer = SonicGnmiServicer(ep, settings.username, settings.password, yang)
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
         reboot = SwitchReboot.from_settings(sw, own[0]) if own is not None else None

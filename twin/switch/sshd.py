@@ -2,7 +2,8 @@
 
 Runs inside the agent process: one asyncio loop, one listener per switch, each listening socket
 created inside that switch's namespace. Password authentication only (the lab's `gnmi:` username
-and password, SONiC's admin/YourPaSsWoRd by default); no port forwarding, SFTP or SCP.
+and password, SONiC's admin/YourPaSsWoRd by default), failed passwords slowed and connections not
+logged in yet limited as sshd does (twin.switch.ssh_logins); no port forwarding, SFTP or SCP.
 
 A session is a SONiC login: MOTD, the prompt `admin@leaf1:~$ `, and the closed command set of
 twin.switch.shell (`show`, `sudo config`, `vtysh`, `sonic-db-cli`, `redis-cli`, `ping`,
@@ -36,6 +37,7 @@ from twin.switch.cli_filters import Filter, FilterError
 from twin.switch.cli_output import Output
 from twin.switch.cli_process import LocalProcess, Process
 from twin.switch.container_exec import ContainerProcess
+from twin.switch.login_throttle import client_host
 from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis_server import socket_path
 from twin.switch.shell import (
@@ -55,6 +57,7 @@ from twin.switch.shell import (
 from twin.switch.show_cli import run_show
 from twin.switch.sonic_cli import db_cli
 from twin.switch.sonic_redis import SonicRedis
+from twin.switch.ssh_logins import LOGIN_GRACE_S, SshLogins
 from twin.switch.switch_view import CLEAN_ENV, SwitchView
 from twin.switch.tls import write_private
 from twin.switch.vtysh_guard import VTYSH_CONF, refusal, vtysh_conf
@@ -84,8 +87,29 @@ Item = str | Signal
 
 
 class _Server(asyncssh.SSHServer):
-    def __init__(self, username: str, password: str) -> None:
-        self.username, self.password = username, password
+    """One SSH connection's login, within its switch's limits (twin.switch.ssh_logins)."""
+
+    def __init__(self, username: str, password: str, logins: SshLogins) -> None:
+        self.username, self.password, self.logins = username, password, logins
+        self.peer, self.counted = "", False
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        peername = conn.get_extra_info("peername")
+        self.peer = client_host(str(peername[0])) if peername else ""
+        self.counted = self.logins.startups.admit()
+        if not self.counted:  # sshd's MaxStartups: dropped before the banner
+            conn.abort()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._done()
+
+    def auth_completed(self) -> None:
+        self._done()
+
+    def _done(self) -> None:
+        if self.counted:
+            self.counted = False
+            self.logins.startups.done()
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -93,9 +117,10 @@ class _Server(asyncssh.SSHServer):
     def password_auth_supported(self) -> bool:
         return True
 
-    def validate_password(self, username: str, password: str) -> bool:
-        return hmac.compare_digest(username.encode(), self.username.encode()) and \
+    async def validate_password(self, username: str, password: str) -> bool:
+        authentic = hmac.compare_digest(username.encode(), self.username.encode()) and \
             hmac.compare_digest(password.encode(), self.password.encode())
+        return await self.logins.verdict(self.peer, authentic)
 
 
 class Inbox:
@@ -443,8 +468,10 @@ def start(switches: list[AgentSwitch], username: str, password: str, port: int, 
             prepare_switch(switch)
             bind = functools.partial(_listening_socket, str(sw.mgmt), port)
             sock = run_in_netns(sw.netns, bind) if sw.netns else bind()
+            logins = SshLogins()  # per switch: one switch's attacker does not slow another's logins
             await asyncssh.listen(sock=sock, server_host_keys=[str(host_key)],
-                                  server_factory=lambda: _Server(username, password),
+                                  server_factory=functools.partial(_Server, username, password, logins),
+                                  login_timeout=LOGIN_GRACE_S,
                                   process_factory=_handler(switch, username),
                                   encoding="utf-8", line_editor=True, allow_scp=False,
                                   agent_forwarding=False, x11_forwarding=False)

@@ -7,6 +7,8 @@ Password", ...) and every failure is UNAUTHENTICATED "Unauthenticated".
 
 from __future__ import annotations
 
+import hmac
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +27,14 @@ class PasswordAuth:
         meta: dict[str, Any] = {}
         for key, value in context.invocation_metadata():
             meta.setdefault(key, value)
-        return bool(meta.get("username") == self.username and meta.get("password") == self.password)
+        return self.authentic_metadata(meta)
+
+    def authentic_metadata(self, meta: Mapping[str, Any]) -> bool:
+        """Whether metadata (each key's first value) carries this user's name and password."""
+        username, password = meta.get("username"), meta.get("password")
+        return (isinstance(username, str) and isinstance(password, str)
+                and hmac.compare_digest(username.encode(), self.username.encode())
+                and hmac.compare_digest(password.encode(), self.password.encode()))
 
     def require(self, context: grpc.ServicerContext) -> None:
         """End the call with UNAUTHENTICATED "Unauthenticated" unless it is authentic."""
