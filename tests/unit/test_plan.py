@@ -445,3 +445,16 @@ def test_own_config_on_the_wrong_node_is_refused(tmp_path: Path, node: str, mess
     (problem,) = err.value.problems
     assert (problem.file, problem.line, problem.message) == (str(path), 4, message.format(tmp=tmp_path))
     assert problem.field.endswith(".config_db") and problem.fix
+
+
+def test_planning_stops_at_the_first_stage_with_problems(tmp_path: Path) -> None:
+    """plan_topology's stages each end in a checkpoint: numbering's problems (an ASN past the private
+    range) are reported together, and addressing (a management pool too small) is not judged on a
+    numbering that failed; once numbering passes, addressing's problems are reported."""
+    base = _clos_yaml(2, 4).rstrip() + "\n          mgmt_pool: 10.99.0.0/30\n"
+    with pytest.raises(PlanError) as bad_numbers:
+        plan_topology(load_topology(_write(tmp_path, base + "          leaf_asn_base: 65533\n")))
+    assert [p.field for p in bad_numbers.value.problems] == ["fabric.leaf_asn_base"]
+    with pytest.raises(PlanError) as bad_addresses:
+        plan_topology(load_topology(_write(tmp_path, base)))
+    assert [p.field for p in bad_addresses.value.problems] == ["fabric.mgmt_pool"]

@@ -150,58 +150,101 @@ def _assign_ports(topo: Topology) -> tuple[list[Link], list[Problem]]:
 
 
 def plan_topology(topo: Topology) -> Plan:
-    f: FabricSettings = topo.fabric
-    nodes = {n.name: n for n in topo.nodes}
-    leaves = topo.by_role("leaf")
-    problems = _asn_problems(topo, len(leaves))
-    links, port_problems = _assign_ports(topo)
-    problems += port_problems
-    fabric_pool = _Pool("fabric_pool", f.fabric_pool, topo.source)
-    server_pool = _Pool("server_pool", f.server_pool, topo.source)
+    """The plan of `topo`, in named stages, each with its checkpoint: a stage collects every problem
+    it finds and the plan stops after it with one PlanError listing them (a later stage builds on its
+    results), so a user sees each stage's mistakes in one run."""
+    planner = _Planner(topo)
+    for stage in (planner.number_switches, planner.address_links, planner.address_management):
+        stage()
+        planner.checkpoint()
+    return planner.plan()
 
-    asn: dict[str, int] = {}
-    loopback: dict[str, IPv4Address] = {}
-    short_of: list[str] = []
-    for node in topo.nodes:
-        if node_kind(node) != "switch":
-            continue
-        if node.user_config:  # its own config_db.json numbers it
-            if node.config is None:
-                problems.append(Problem(topo.source, f"nodes.{node.name}", f"the config_db.json of {node.name} "
-                                        "was not read", "load the topology with twin.stages.load.loader.load_topology"))
+
+class _Planner:
+    """The state the planning stages share (twin.stages.plan.plan_topology runs them in order)."""
+
+    def __init__(self, topo: Topology) -> None:
+        self.topo, self.f = topo, topo.fabric
+        self.nodes = {n.name: n for n in topo.nodes}
+        self.problems: list[Problem] = []
+        self.links: list[Link] = []
+        self.asn: dict[str, int] = {}
+        self.loopback: dict[str, IPv4Address] = {}
+        self.ifaces: dict[str, list[InterfacePlan]] = {n.name: [] for n in topo.nodes}
+        self.neighbors: dict[str, list[NeighborPlan]] = {n.name: [] for n in topo.nodes}
+        self.networks: dict[str, list[IPv4Network]] = {n.name: [] for n in topo.nodes}
+        self.link_plans: list[LinkPlan] = []
+        self.mgmt: dict[str, IPv4Interface] = {}
+
+    def checkpoint(self) -> None:
+        if self.problems:
+            raise PlanError(self.topo.locate(self.problems))
+
+    # -- stage 1: ASNs, loopbacks and ports -------------------------------------------------------
+
+    def number_switches(self) -> None:
+        topo, f = self.topo, self.f
+        self.problems += _asn_problems(topo, len(topo.by_role("leaf")))
+        self.links, port_problems = _assign_ports(topo)
+        self.problems += port_problems
+        short_of: list[str] = []
+        for node in topo.nodes:
+            if node_kind(node) != "switch":
                 continue
-            if node.config.asn is not None:
-                asn[node.name] = node.config.asn
-            if node.config.loopback is not None:
-                loopback[node.name] = node.config.loopback
-            continue
-        if node.asn is not None:
-            asn[node.name] = node.asn
-            problems += _check_asn(node.asn, node.name, topo.source)
-        else:
-            asn[node.name] = {"spine": f.spine_asn, "leaf": f.leaf_asn_base + node.index - 1,
-                              "router": f.router_asn_base + node.index - 1}[node.role]
-        offset = _ROLE_BLOCK[node.role] * _LOOPBACK_BLOCK + node.index
-        if offset >= f.loopback_pool.num_addresses - 1 or node.index >= _LOOPBACK_BLOCK:
-            short_of.append(node.name)
-            continue
-        loopback[node.name] = f.loopback_pool.network_address + offset
+            if node.user_config:  # its own config_db.json numbers it
+                self._number_configured(node)
+                continue
+            if node.asn is not None:
+                self.asn[node.name] = node.asn
+                self.problems += _check_asn(node.asn, node.name, topo.source)
+            else:
+                self.asn[node.name] = {"spine": f.spine_asn, "leaf": f.leaf_asn_base + node.index - 1,
+                                       "router": f.router_asn_base + node.index - 1}[node.role]
+            offset = _ROLE_BLOCK[node.role] * _LOOPBACK_BLOCK + node.index
+            if offset >= f.loopback_pool.num_addresses - 1 or node.index >= _LOOPBACK_BLOCK:
+                short_of.append(node.name)
+                continue
+            self.loopback[node.name] = f.loopback_pool.network_address + offset
+        if short_of:
+            self.problems.append(Problem(topo.source, "fabric.loopback_pool", f"{f.loopback_pool} is exhausted: "
+                                         f"{len(short_of)} switches get no loopback (first: {short_of[0]})",
+                                         "use a larger fabric.loopback_pool (a /16 holds 1023 nodes per role)"))
 
-    if short_of:
-        problems.append(Problem(topo.source, "fabric.loopback_pool", f"{f.loopback_pool} is exhausted: "
-                                f"{len(short_of)} switches get no loopback (first: {short_of[0]})",
-                                "use a larger fabric.loopback_pool (a /16 holds 1023 nodes per role)"))
-    ifaces: dict[str, list[InterfacePlan]] = {n.name: [] for n in topo.nodes}
-    neighbors: dict[str, list[NeighborPlan]] = {n.name: [] for n in topo.nodes}
-    networks: dict[str, list[IPv4Network]] = {n.name: [] for n in topo.nodes}
-    link_plans: list[LinkPlan] = []
-    for link in links:
-        na, nb = nodes[link.a.node], nodes[link.b.node]
+    def _number_configured(self, node: Node) -> None:
+        if node.config is None:
+            self.problems.append(Problem(self.topo.source, f"nodes.{node.name}", f"the config_db.json of "
+                                         f"{node.name} was not read", "load the topology with "
+                                         "twin.stages.load.loader.load_topology"))
+            return
+        if node.config.asn is not None:
+            self.asn[node.name] = node.config.asn
+        if node.config.loopback is not None:
+            self.loopback[node.name] = node.config.loopback
+
+    # -- stage 2: the links' subnets, interfaces, sessions and networks ----------------------------
+
+    def address_links(self) -> None:
+        f, source = self.f, self.topo.source
+        fabric_pool = _Pool("fabric_pool", f.fabric_pool, source)
+        server_pool = _Pool("server_pool", f.server_pool, source)
+        for link in self.links:
+            na, nb = self.nodes[link.a.node], self.nodes[link.b.node]
+            assert link.a.iface and link.b.iface
+            if na.config is not None or nb.config is not None:
+                _configured_link(link, na, nb, self.ifaces, self.link_plans, f)
+                continue
+            self._address_link(link, na, nb, fabric_pool, server_pool)
+        self.problems += fabric_pool.report() + server_pool.report()
+        for node in self.topo.nodes:
+            if node.config is not None:
+                self.neighbors[node.name] = _configured_neighbors(node, self.ifaces[node.name], self.nodes,
+                                                                  self.ifaces)
+                self.networks[node.name] = list(node.config.networks)
+
+    def _address_link(self, link: Link, na: Node, nb: Node, fabric_pool: _Pool, server_pool: _Pool) -> None:
+        f = self.f
         ka, kb = node_kind(na), node_kind(nb)
         assert link.a.iface and link.b.iface
-        if na.config is not None or nb.config is not None:
-            _configured_link(link, na, nb, ifaces, link_plans, f)
-            continue
         subnet: IPv4Network | None = None
         # The "owner" is the end whose (number, port) keys the /31: the leaf, else the switch.
         a_owns = not (nb.role == "leaf" and na.role != "leaf") and ka == "switch"
@@ -223,8 +266,8 @@ def plan_topology(topo: Topology) -> Plan:
             role = "server"
         else:
             role = "other"
-        link_plans.append(LinkPlan(a_node=na.name, a_iface=link.a.iface, b_node=nb.name,
-                                   b_iface=link.b.iface, subnet=subnet))
+        self.link_plans.append(LinkPlan(a_node=na.name, a_iface=link.a.iface, b_node=nb.name,
+                                        b_iface=link.b.iface, subnet=subnet))
         hosts = list(subnet.hosts()) if subnet else []
         # The upper tier (spine, or the switch facing a server) takes the even address.
         upper_is_a = (na.role == "spine" or kb == "host") if a_owns else not (nb.role == "spine" or ka == "host")
@@ -236,51 +279,51 @@ def plan_topology(topo: Topology) -> Plan:
             (na, link.a.iface, ka, nb, link.b.iface, addr_a, addr_b),
             (nb, link.b.iface, kb, na, link.a.iface, addr_b, addr_a),
         ):
-            ifaces[me.name].append(InterfacePlan(
+            self.ifaces[me.name].append(InterfacePlan(
                 name=myif, kernel=myif, peer_node=peer.name, peer_iface=peerif, address=mine,
                 peer_address=theirs, mtu=f.mtu, speed=f.speed if mykind == "switch" else None,
                 role=role,
             ))
             if role == "fabric" and mine and theirs:
-                neighbors[me.name].append(NeighborPlan(ip=theirs.ip, asn=asn[peer.name], name=peer.name,
-                                                       local_addr=mine.ip, iface=myif))
+                self.neighbors[me.name].append(NeighborPlan(ip=theirs.ip, asn=self.asn[peer.name], name=peer.name,
+                                                            local_addr=mine.ip, iface=myif))
             if role == "server" and mykind == "switch" and mine:
-                networks[me.name].append(mine.network)
+                self.networks[me.name].append(mine.network)
 
-    problems += fabric_pool.report() + server_pool.report()
-    for node in topo.nodes:
-        if node.config is not None:
-            neighbors[node.name] = _configured_neighbors(node, ifaces[node.name], nodes, ifaces)
-            networks[node.name] = list(node.config.networks)
-    switch_names = [n.name for n in topo.nodes if node_kind(n) == "switch"]
-    mgmt_hosts = list(f.mgmt_pool.hosts())[1:]  # the first host address is the gateway
-    if len(switch_names) > len(mgmt_hosts):
-        problems.append(Problem(topo.source, "fabric.mgmt_pool", f"{f.mgmt_pool} holds {len(mgmt_hosts)} "
-                                f"management addresses besides its gateway; {len(switch_names)} switches need one",
-                                "use a larger fabric.mgmt_pool"))
-    mgmt = {name: IPv4Interface(f"{ip}/{f.mgmt_pool.prefixlen}") for name, ip in zip(switch_names, mgmt_hosts,
-                                                                                      strict=False)}
-    if problems:
-        raise PlanError(topo.locate(problems))
+    # -- stage 3: management addresses ------------------------------------------------------------
 
-    uplinks = max((len(neighbors[n.name]) for n in leaves), default=1)
-    max_paths = f.max_paths or max(uplinks, 1)
-    plans = []
-    for node in topo.nodes:
-        kind = node_kind(node)
-        loop = loopback.get(node.name)
-        own = node.config is not None  # a switch's own config_db.json says what it advertises
-        plans.append(NodePlan(
-            name=node.name, role=node.role, kind=kind, index=node.index, asn=asn.get(node.name),
-            loopback=loop, mgmt=mgmt.get(node.name), pod=node.pod, rail=node.rail,
-            interfaces=sorted(ifaces[node.name], key=_iface_order),
-            neighbors=sorted(neighbors[node.name], key=lambda nb: nb.ip),
-            networks=([IPv4Network(f"{loop}/32")] if loop and not own else []) + sorted(networks[node.name]),
-            image=node.image, frr_conf=node.frr_conf, daemons=node.daemons, exec=node.exec,
-            config_db=node.config_db, max_paths=node.config.max_paths if node.config else None,
-        ))
-    return Plan(name=topo.name, kind=topo.kind, source=topo.source, fabric=f, max_paths=max_paths,
-                nodes=plans, links=link_plans)
+    def address_management(self) -> None:
+        f = self.f
+        switch_names = [n.name for n in self.topo.nodes if node_kind(n) == "switch"]
+        mgmt_hosts = list(f.mgmt_pool.hosts())[1:]  # the first host address is the gateway
+        if len(switch_names) > len(mgmt_hosts):
+            self.problems.append(Problem(self.topo.source, "fabric.mgmt_pool", f"{f.mgmt_pool} holds "
+                                         f"{len(mgmt_hosts)} management addresses besides its gateway; "
+                                         f"{len(switch_names)} switches need one", "use a larger fabric.mgmt_pool"))
+        self.mgmt = {name: IPv4Interface(f"{ip}/{f.mgmt_pool.prefixlen}")
+                     for name, ip in zip(switch_names, mgmt_hosts, strict=False)}
+
+    # -- the plan -----------------------------------------------------------------------------------
+
+    def plan(self) -> Plan:
+        topo, f = self.topo, self.f
+        uplinks = max((len(self.neighbors[n.name]) for n in topo.by_role("leaf")), default=1)
+        max_paths = f.max_paths or max(uplinks, 1)
+        plans = []
+        for node in topo.nodes:
+            loop = self.loopback.get(node.name)
+            own = node.config is not None  # a switch's own config_db.json says what it advertises
+            plans.append(NodePlan(
+                name=node.name, role=node.role, kind=node_kind(node), index=node.index, asn=self.asn.get(node.name),
+                loopback=loop, mgmt=self.mgmt.get(node.name), pod=node.pod, rail=node.rail,
+                interfaces=sorted(self.ifaces[node.name], key=_iface_order),
+                neighbors=sorted(self.neighbors[node.name], key=lambda nb: nb.ip),
+                networks=([IPv4Network(f"{loop}/32")] if loop and not own else []) + sorted(self.networks[node.name]),
+                image=node.image, frr_conf=node.frr_conf, daemons=node.daemons, exec=node.exec,
+                config_db=node.config_db, max_paths=node.config.max_paths if node.config else None,
+            ))
+        return Plan(name=topo.name, kind=topo.kind, source=topo.source, fabric=f, max_paths=max_paths,
+                    nodes=plans, links=self.link_plans)
 
 
 def _port_key(name: str) -> tuple[str, int]:
