@@ -18,7 +18,6 @@ from twin.checks.base import Check
 from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import BgpInput, BgpSessionsEstablished
 from twin.checks.configured import (
-    ConfigDb,
     ConfiguredSessionsEstablished,
     configured_bfd,
     configured_ecmp,
@@ -30,6 +29,7 @@ from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
 from twin.host import userfile
+from twin.model.config_db import ConfigDb
 from twin.model.plan import NodePlan, Plan
 from twin.switch.frr_daemons import parse_daemons_file
 

@@ -13,13 +13,11 @@ report says which of the two failed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from twin.checks.bgp import BgpSessionsEstablished
+from twin.model.config_db import ConfigDb
 from twin.model.plan import Plan
 from twin.stages.load.bound_config import config_facts
-
-ConfigDb = dict[str, dict[str, Any]]
 
 
 class ConfiguredSessionsEstablished(BgpSessionsEstablished):

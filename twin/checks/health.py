@@ -11,11 +11,12 @@ from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import established_counts
 from twin.checks.catalog import expected_bfd, expected_ecmp, expected_sessions, health_checks
 from twin.checks.collect_local import WORKERS, collect_local
-from twin.checks.configured import ConfigDb, configured_bfd
+from twin.checks.configured import configured_bfd
 from twin.checks.daemons import AgentServing, SwitchDaemonsRunning, process_checks
 from twin.checks.ecmp import ecmp_summary
 from twin.lab.running import RunningLab
 from twin.model import phases
+from twin.model.config_db import ConfigDb
 from twin.model.plan import Plan
 from twin.model.results import CheckResult, Health
 

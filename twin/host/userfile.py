@@ -30,13 +30,13 @@ from typing import Any
 
 import yaml
 
+from twin.model.config_db import ConfigDb
 from twin.model.errors import PlanError, Problem
 
 MAX_FILE_BYTES = 8 * 1024 * 1024   # every user file: topology, lab, clab, change, config_db.json, frr.conf, daemons
 MAX_DEPTH = 64                      # nested mappings and lists, in YAML and JSON
 MAX_YAML_NODES = 1_000_000          # keys, scalars, lists and mappings of a YAML file, with aliases expanded
 
-ConfigDb = dict[str, dict[str, dict[str, Any]]]
 
 _FILE = "(file)"
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),

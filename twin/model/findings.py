@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ConfigDb = dict[str, dict[str, dict[str, Any]]]
+from twin.model.config_db import ConfigDb
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ from twin.host.shell import ip_batch, list_netns, run
 from twin.kinds.host import server_lines
 from twin.kinds.registry import NodeKind, kind_of
 from twin.model import phases
+from twin.model.config_db import ConfigDb
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.names import check_lab_name
 from twin.model.plan import NodePlan, Plan
@@ -59,7 +60,6 @@ from twin.runtime.wiring import (
     preflight,
     sysctl,
 )
-from twin.stages.configdb import ConfigDb
 from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
 from twin.switch import redis_server

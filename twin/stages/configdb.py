@@ -17,7 +17,7 @@ from ipaddress import IPv4Interface, ip_address, ip_interface
 from pathlib import Path
 from typing import Any
 
-ConfigDb = dict[str, dict[str, Any]]
+from twin.model.config_db import ConfigDb as ConfigDb  # imported from here by the switch
 
 # The built-in schema: a digest of SONiC's YANG models (twin.stages.validate.yang.builtin_schema, written
 # by `make schema`), used where the models themselves are not at hand.

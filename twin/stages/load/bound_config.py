@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from twin.host import userfile
+from twin.model.config_db import ConfigDb
 from twin.model.errors import PlanError, Problem
 from twin.model.topology import ConfigFacts, Node, PortFacts, SessionFacts, Topology
 from twin.stages import configdb
-
-ConfigDb = dict[str, dict[str, Any]]
 
 # Where docker-sonic-vs reads a config_db.json at boot (start.sh), and what it copies over it first
 # (start.sh since sonic-buildimage 1a90a80e41, 2026-03: "load config_db.json from /var/sonic").

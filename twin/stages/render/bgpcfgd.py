@@ -35,10 +35,9 @@ from dataclasses import dataclass
 from ipaddress import IPv4Interface, IPv6Interface, ip_address, ip_interface
 from typing import Any
 
+from twin.model.config_db import ConfigDb
 from twin.model.errors import TwinError
 from twin.stages.render.frr_differences import adapt_lines, header_lines
-
-ConfigDb = dict[str, dict[str, Any]]
 
 # The constants.yml values bgpcfgd and bgpd.main.conf.j2 read (sonic-buildimage
 # files/build_templates/constants.yml.j2, installed as /etc/sonic/constants.yml; at 086b03bd).

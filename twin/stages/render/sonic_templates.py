@@ -33,8 +33,9 @@ from typing import Any
 import jinja2
 import yaml
 
+from twin.model.config_db import ConfigDb
 from twin.model.errors import TwinError
-from twin.stages.render.bgpcfgd import ConfigDb, bgp_asn, peers, template_vars
+from twin.stages.render.bgpcfgd import bgp_asn, peers, template_vars
 
 TEMPLATES = "usr/share/sonic/templates"
 FRRCFGD = "usr/local/sonic/frrcfgd"

@@ -37,8 +37,9 @@ from typing import Any
 import jinja2
 
 from twin.host.reference import reference_path
+from twin.model.config_db import ConfigDb
 from twin.model.errors import TwinError
-from twin.model.findings import ConfigDb, Finding, SwitchConfig
+from twin.model.findings import Finding, SwitchConfig
 
 MODELS_ENV = "TWIN_SONIC_YANG"
 ROUNDS = 12
