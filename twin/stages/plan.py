@@ -14,6 +14,7 @@ from typing import Literal
 from twin.model.errors import PlanError, Problem
 from twin.model.plan import InterfacePlan, LinkPlan, NeighborPlan, NodeKind, NodePlan, Plan
 from twin.model.topology import Endpoint, FabricSettings, Link, Node, Topology
+from twin.stages.exec_conflicts import exec_conflicts
 from twin.stages.load.generators import sonic_port
 
 _ROLE_BLOCK = {"spine": 0, "leaf": 1, "router": 2}
@@ -157,7 +158,11 @@ def plan_topology(topo: Topology) -> Plan:
     for stage in (planner.number_switches, planner.address_links, planner.address_management):
         stage()
         planner.checkpoint()
-    return planner.plan()
+    plan = planner.plan()
+    conflicts = exec_conflicts(plan, topo)  # hosts whose exec: lines address them against the plan
+    if conflicts:
+        raise PlanError(topo.locate(conflicts))
+    return plan
 
 
 class _Planner:
