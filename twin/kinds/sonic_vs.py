@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from twin.host.dockerapi import client
+from twin.host.poll import wait_until
 from twin.host.rundir import node_dir
 from twin.kinds.facts import load_facts
 from twin.model import hwsku
@@ -211,12 +212,7 @@ def boot(run_in: Callable[[list[str]], str], container: str, lab: str, node: Nod
 
 
 def _wait(ready: Callable[[], bool], message: str, timeout: float = BOOT_TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if ready():
-            return
-        time.sleep(0.5)
-    raise RuntimeBackendError(f"{message} within {timeout:.0f} s")
+    wait_until(ready, timeout, 0.5, lambda: RuntimeBackendError(f"{message} within {timeout:.0f} s"))
 
 
 class SonicVsKind:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,6 +12,7 @@ from twin.drills.observe.fibwatch import FibWatch
 from twin.drills.oracle import Expectation, Fib, expected_fibs, mismatches
 from twin.drills.runner import Options
 from twin.drills.targets import resolve as resolve_target
+from twin.host.poll import wait_until
 from twin.lab.running import RunningLab
 from twin.model.drill import KINDS, DrillReport, Scenario, Slo, Step
 from twin.model.errors import DrillError, TwinError
@@ -115,14 +115,11 @@ def parse_fault(text: str) -> Step:
 
 def _wait_converged(fibs: FibWatch, expected: Fib, ignore: set[str], timeout_s: float) -> float:
     """Seconds until every switch's FIB is what the oracle expects; DrillError past `timeout_s`."""
-    start = time.time()
-    while True:
-        off = mismatches(expected, fibs.snapshot(), ignore)
-        if not off:
-            return time.time() - start
-        if time.time() - start > timeout_s:
-            raise DrillError(f"the fabric did not converge within {timeout_s:.0f} s: {'; '.join(off[:3])}")
-        time.sleep(0.02)
+    def off() -> list[str]:
+        return mismatches(expected, fibs.snapshot(), ignore)
+
+    return wait_until(lambda: not off(), timeout_s, 0.02, lambda: DrillError(
+        f"the fabric did not converge within {timeout_s:.0f} s: {'; '.join(off()[:3])}"))
 
 
 def run_with_fault(lab: RunningLab, name: PatternName, qps: int, fault_text: str, gpu_spec: str | None = None,

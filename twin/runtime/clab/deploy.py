@@ -17,13 +17,13 @@ to `--runtime docker`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 from typing import Any
 
 from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client
+from twin.host.poll import wait_until
 from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import run
 from twin.kinds.registry import kind_of, switch_kind
@@ -183,9 +183,5 @@ class ClabRuntime:
 
 def _wait_for_vty(rundir: Path, timeout: float = 60) -> None:
     """The topology's exec lines start FRR; wait until zebra and bgpd answer in the run directory."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if (rundir / "zebra.vty").exists() and (rundir / "bgpd.vty").exists():
-            return
-        time.sleep(0.1)
-    raise RuntimeBackendError(f"FRR did not start in {rundir} within {timeout:.0f} s (see 'docker logs')")
+    wait_until(lambda: (rundir / "zebra.vty").exists() and (rundir / "bgpd.vty").exists(), timeout, 0.1,
+               lambda: RuntimeBackendError(f"FRR did not start in {rundir} within {timeout:.0f} s (see 'docker logs')"))
