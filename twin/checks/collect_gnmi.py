@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from ipaddress import ip_address
 from typing import Any
@@ -11,8 +11,6 @@ from twin.checks.base import Check, Outputs
 from twin.checks.collect_local import collect_local
 from twin.gnmi.client import SwitchClient
 from twin.lab.running import RunningLab
-
-GNMI_SOURCES = {"bgp_summary", "fib", "bfd_sessions", "port_table"}
 
 
 def as_bgp_summary(neigh_state: dict[str, Any]) -> dict[str, Any]:
@@ -36,14 +34,15 @@ def as_fib(route_table: dict[str, Any]) -> list[dict[str, Any]]:
             for prefix, row in route_table.items() if row.get("protocol", "bgp") == "bgp"]
 
 
-def _read(sw: SwitchClient, source: str) -> Any:
-    if source == "bgp_summary":
-        return as_bgp_summary(sw.table("STATE_DB", "NEIGH_STATE_TABLE"))
-    if source == "fib":
-        return as_fib(sw.table("APPL_DB", "ROUTE_TABLE"))
-    if source == "bfd_sessions":
-        return sw.table("STATE_DB", "BFD_SESSION_TABLE")
-    return sw.table("STATE_DB", "PORT_TABLE")
+# The sources read over gNMI, from the tables SONiC's own producers write; a check needing any other
+# source is read locally (twin.checks.collect_local.LOCAL_READERS).
+GNMI_READERS: dict[str, Callable[[SwitchClient], Any]] = {
+    "bgp_summary": lambda sw: as_bgp_summary(sw.table("STATE_DB", "NEIGH_STATE_TABLE")),
+    "fib": lambda sw: as_fib(sw.table("APPL_DB", "ROUTE_TABLE")),
+    "bfd_sessions": lambda sw: sw.table("STATE_DB", "BFD_SESSION_TABLE"),
+    "port_table": lambda sw: sw.table("STATE_DB", "PORT_TABLE"),
+}
+GNMI_SOURCES = frozenset(GNMI_READERS)
 
 
 def running_configs(lab: RunningLab) -> dict[str, dict[str, Any]]:
@@ -77,7 +76,7 @@ def collect_gnmi(lab: RunningLab, checks: Iterable[Check[Any]]) -> Outputs:
         if target is None:
             return node, {}
         with SwitchClient(node, target) as sw:
-            return node, {source: _read(sw, source) for source in sorted(wanted[node])}
+            return node, {source: GNMI_READERS[source](sw) for source in sorted(wanted[node])}
 
     outputs: Outputs = collect_local(lab, local) if local else {}
     with ThreadPoolExecutor(max_workers=8) as pool:

@@ -8,7 +8,7 @@ default lab; now a few hundredths).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -19,6 +19,7 @@ from twin.host.processes import ProcessTable
 from twin.host.rundir import node_dir
 from twin.host.shell import netns_argv, run
 from twin.lab.running import RunningLab
+from twin.model.errors import TwinError
 from twin.model.state import LabState
 from twin.switch import netlink
 from twin.switch.frr_vty import ask_json
@@ -26,6 +27,8 @@ from twin.switch.producers import PROTOCOLS, RT_TABLE_MAIN
 from twin.switch.statedb import SwitchState
 
 WORKERS = 8
+# (lab, node, the check's argument for the node, the host's process table when a check reads daemons)
+Reader = Callable[[RunningLab, str, Any, "ProcessTable | None"], Any]
 
 
 def _frr_json(state: LabState, node: str, daemon: str, command: str) -> Any:
@@ -73,7 +76,6 @@ def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict
 def collect_local(lab: RunningLab, checks: Iterable[Check[Any]], only: Collection[str] | None = None) -> Outputs:
     """What the checks need, read locally: FRR JSON on the daemons' vty sockets, kernel FIBs, pings,
     processes; of the nodes in `only` when given."""
-    state = lab.state
     jobs: list[tuple[str, str, Any]] = []
     for check in checks:
         probes: dict[str, Any] = getattr(check.inputs, "probes", {})
@@ -82,30 +84,37 @@ def collect_local(lab: RunningLab, checks: Iterable[Check[Any]], only: Collectio
                 if only is None or name in only:
                     jobs.append((name, need, probes.get(name) if need == "ping" else None))
 
+    unknown = sorted({source for _, source, _ in jobs} - set(LOCAL_READERS))
+    if unknown:  # before any I/O: a check asking for a source no reader serves is twin's bug, said as such
+        raise TwinError(f"no reader for the check source(s) {', '.join(unknown)}: add one to "
+                        "twin.checks.collect_local.LOCAL_READERS (sources are declared in twin.checks.base.Source)")
     table = ProcessTable() if any(source == "daemons" for _, source, _ in jobs) else None
 
     def one(job: tuple[str, str, Any]) -> tuple[str, str, Any]:
         node, source, arg = job
-        if source == "bgp_summary":
-            return node, source, _frr_json(state, node, "bgpd", "show bgp summary json")
-        if source == "bfd_sessions":
-            return node, source, SwitchState(state.node(node).netns, node_dir(state.lab, node)).bfd_sessions()
-        if source == "port_table":
-            return node, source, SwitchState(state.node(node).netns, node_dir(state.lab, node)).port_table()
-        if source == "daemons":
-            return node, source, daemon_facts(state, node, table)
-        if source == "agent":
-            return node, source, agent_facts(lab, node)
-        if source == "ospf_neighbors":
-            return node, source, _frr_json(state, node, "ospfd", "show ip ospf neighbor json")
-        if source == "fib":
-            return node, source, _fib(state, node)
-        if source == "frr_config":
-            return node, source, frr_config_facts(lab, node)
-        return node, source, _ping(state, node, arg)
+        return node, source, LOCAL_READERS[source](lab, node, arg, table)
 
     outputs: Outputs = {}
     with ThreadPoolExecutor(max_workers=WORKERS) as pool:
         for node, source, value in pool.map(one, jobs):
             outputs.setdefault(node, {})[source] = value
     return outputs
+
+
+def _switch_state(lab: RunningLab, node: str) -> SwitchState:
+    return SwitchState(lab.state.node(node).netns, node_dir(lab.state.lab, node))
+
+
+# Each source a check can ask for (twin.checks.base.Source), with where it is read locally: a new
+# source is its name in Source and its reader here (over gNMI too: twin.checks.collect_gnmi.GNMI_READERS).
+LOCAL_READERS: dict[str, Reader] = {
+    "bgp_summary": lambda lab, node, _arg, _t: _frr_json(lab.state, node, "bgpd", "show bgp summary json"),
+    "bfd_sessions": lambda lab, node, _arg, _t: _switch_state(lab, node).bfd_sessions(),
+    "port_table": lambda lab, node, _arg, _t: _switch_state(lab, node).port_table(),
+    "daemons": lambda lab, node, _arg, table: daemon_facts(lab.state, node, table),
+    "agent": lambda lab, node, _arg, _t: agent_facts(lab, node),
+    "ospf_neighbors": lambda lab, node, _arg, _t: _frr_json(lab.state, node, "ospfd", "show ip ospf neighbor json"),
+    "fib": lambda lab, node, _arg, _t: _fib(lab.state, node),
+    "frr_config": lambda lab, node, _arg, _t: frr_config_facts(lab, node),
+    "ping": lambda lab, node, probes, _t: _ping(lab.state, node, probes),
+}
