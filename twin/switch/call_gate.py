@@ -22,7 +22,7 @@ from twin.switch.login_throttle import LoginThrottle
 MAX_CALLS = 256      # a switch's calls at once (a STREAM subscription holds one while it runs)
 PEER_CALLS = 128     # one client address's calls at once on a switch
 MAX_WAITING = 1024   # refused logins waiting for their answer on a switch
-PEER_WAITING = 64    # ... from one client address
+PEER_WAITING = 256   # ... from one client address
 
 
 class Outcome(Enum):

@@ -7,7 +7,7 @@ a client address's attempts are decided one after another, as if through one loc
 holds that address's next decision back for a delay that doubles with its consecutive failures
 (2, 4, 8, 16 s at most), so a client learns at most one password verdict per delay however many
 attempts it sends at once (while they fit in the horizon below; past it, as many as the caller
-lets wait per horizon: twin.switch.call_gate lets 64). An attempt with the right password that
+lets wait per horizon: twin.switch.call_gate lets 256). An attempt with the right password that
 arrives while the address is held back waits its turn, and is then let in. No attempt waits more
 than `horizon` (60 s): a client that sent many failures at once is answered within it and then
 decided at once again, so an address is never locked out for longer. A success clears the address's failures; failures
