@@ -10,9 +10,12 @@
   refused. Failures are UNKNOWN, as sonic-gnmi returns plain errors.
 - Subscribe: client_subscribe.go's routing (no origin and no target: UNIMPLEMENTED "Empty target
   data not supported"), then ONCE, POLL or STREAM (sonic_gnmi.stream).
-- Authentication after routing, as server.go does it: gRPC metadata `username` and `password`;
-  any failure is UNAUTHENTICATED "Unauthenticated" (authenticate drops basicAuth.go's own codes,
-  such as PERMISSION_DENIED "Invalid Password", when password is the only method enabled).
+- Authentication: gRPC metadata `username` and `password`; any failure is UNAUTHENTICATED
+  "Unauthenticated" (authenticate drops basicAuth.go's own codes, such as PERMISSION_DENIED
+  "Invalid Password", when password is the only method enabled). The agent's server checks it
+  before a call runs (twin.switch.grpc_guard: before a thread or a Subscribe's first message,
+  where server.go routes first); the checks here, after routing as server.go places them, stay
+  for a servicer served without that guard.
 - Capabilities: the models (SONiC's YANG modules, then sonic-db), JSON, JSON_IETF and PROTO,
   gNMI 0.7.0 and the SupportedBundleVersions extension (id 701).
 """
