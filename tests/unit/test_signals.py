@@ -7,6 +7,7 @@ import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -109,3 +110,20 @@ def test_outside_the_main_thread_it_changes_nothing() -> None:
     t.start()
     t.join()
     assert seen == [before]
+
+
+def test_a_child_forked_without_exec_dies_of_the_signal_as_before() -> None:
+    """pyroute2 forks helpers into a lab's namespaces; `twin down` ends them with SIGTERM: they must die,
+    not run the command's restore."""
+    with restoring_on_signals():
+        child = os.fork()
+        if child == 0:  # pragma: no cover - the child
+            try:
+                while True:
+                    signal.pause()
+            finally:
+                os._exit(3)  # reached only if the signal raised in the child
+        time.sleep(0.1)
+        os.kill(child, signal.SIGTERM)
+        _, status = os.waitpid(child, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM

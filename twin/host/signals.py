@@ -48,8 +48,13 @@ class _Handler:
     def __init__(self, what: str) -> None:
         self.what = what
         self.first: int | None = None
+        self.pid = os.getpid()
 
     def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if os.getpid() != self.pid:  # a child forked without exec (pyroute2's netns helpers) dies as before
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         name = signal.Signals(signum).name
         if self.first is not None:
             _say(f"twin: {name} received while {self.what}; not interrupting that (SIGKILL would)\n")
