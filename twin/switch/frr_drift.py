@@ -28,7 +28,6 @@ IGNORED = ("frr version", "frr defaults", "hostname", "log ", "service ", "line 
            "enable password", "agentx", "debug ", "Building configuration", "Current configuration")
 CLOSERS = {"exit", "exit-address-family", "exit-vrf", "end", "quit"}
 REMOVABLE_BLOCKS = ("router ", "route-map ")   # top-level blocks a `no <header>` removes whole
-UNNEGATABLE = ("address-family ",)             # block headers with no `no` form: only their lines go
 
 
 @dataclass(frozen=True)
@@ -58,11 +57,14 @@ def canonical(path: Path) -> Path | None:
     """A line as FRR shows it in its running config (None: FRR does not show it): prefix and
     community lists without the sequence numbers FRR adds, `address-family ipv4` as `... unicast`,
     a `network` outside an address family in the IPv4 (or IPv6) one and a peer-group membership
-    outside it (bgpcfgd's templates write both forms), `maximum-paths` at FRR's default hidden."""
+    outside it (bgpcfgd's templates write both forms), `maximum-paths` at FRR's default hidden, an
+    address family's own line left out (FRR shows none without lines in it)."""
     path = tuple(_AF_SHORT.get(p, p) for p in path)
     line = path[-1]
     if line.startswith(_LISTS):
         path = (*path[:-1], _SEQ.sub("", line, count=1))
+    if line.startswith("address-family "):
+        return None   # FRR shows an address family only with lines in it, which name it themselves
     if not path[0].startswith("router bgp"):
         return path
     if len(path) == 2 and line.startswith("network "):
@@ -119,10 +121,8 @@ def negate(line: str) -> str:
 
 def _removal(path: Path, extra: set[Path]) -> Path | None:
     """The command (in its context) that removes an extra line; None when a block removed whole
-    takes it with it, or when it has no `no` form."""
+    takes it with it, or for an interface or vrf block itself (its lines go, the block stays)."""
     if any(path[:k] in extra and path[0].startswith(REMOVABLE_BLOCKS) for k in range(1, len(path))):
-        return None
-    if path[-1].startswith(UNNEGATABLE):
         return None
     if len(path) == 1 and not path[0].startswith(REMOVABLE_BLOCKS) and _is_block(path, extra):
         return None   # an interface or vrf block: its lines go, the block stays
