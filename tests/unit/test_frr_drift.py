@@ -49,6 +49,16 @@ def test_frr_running_what_either_dialect_renders_is_no_drift(dialect: str) -> No
     assert drift(render_frr(_config(dialect)), _running(dialect)) == []
 
 
+def test_an_empty_address_family_is_no_drift() -> None:
+    """SONiC's frrcfgd templates render empty `address-family ipv6 unicast` and `l2vpn evpn` blocks,
+    which FRR does not show."""
+    rendered = render_frr(_config("frrcfgd")).replace(
+        " exit-address-family\n", " exit-address-family\n address-family ipv6 unicast\n exit-address-family\n"
+                                   " address-family l2vpn evpn\n exit-address-family\n", 1)
+    assert "address-family l2vpn evpn" in rendered
+    assert drift(rendered, _running("frrcfgd")) == []
+
+
 def test_a_neighbor_shut_down_behind_config_db_is_named_by_its_admin_status() -> None:
     config = _config("frrcfgd")
     running = _running("frrcfgd").replace(NEIGHBOR, NEIGHBOR + " neighbor 10.0.0.64 shutdown\n")
