@@ -15,11 +15,14 @@ GOLDEN_LABS := default rail gate
 
 DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 
-.PHONY: lab-up lab-down test unit lint configs schema bench deps image clean
+.PHONY: lab-up lab-down test unit lint configs schema json-schemas docs bench deps image clean
 
 # Installs what is missing (Debian packages, the virtualenv and the package; with RUNTIME=docker the
-# Docker engine, started if needed, and the switch image), then brings the lab up.
+# Docker engine, started if needed, and the switch image; SONiC's YANG models and FRR templates from
+# sonic-buildimage at the commit twin/host/reference_manifest.json names, when twin finds none), then
+# brings the lab up.
 lab-up: deps
+	@$(TWIN) reference install --if-missing || echo "twin: going on without SONiC's YANG models: the switches judge Sets with twin's built-in digest of them ('twin reference install --from DIR' installs them later)"
 	$(TWIN) up $(LAB) $(if $(NAME),--name $(NAME)) $(if $(RUNTIME),--runtime $(RUNTIME))
 
 lab-down:

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rich.table import Table
 
 from twin.cli import design as design_cli
+from twin.cli import reference as reference_cli
 from twin.cli import traffic as traffic_cli
 from twin.cli.common import (
     ImageOpt,
@@ -37,6 +38,7 @@ app = typer.Typer(help="A digital twin of AI-training network fabrics.", no_args
                   pretty_exceptions_enable=False, add_completion=False)
 traffic_cli.register(app)
 design_cli.register(app)   # twin size, twin graph
+reference_cli.register(app)   # twin reference install
 
 
 @app.command()
