@@ -275,3 +275,29 @@ def test_a_daemon_started_with_the_switch_trusts_what_boot_programmed(tmp_path: 
     daemon._kernel = lambda lines, tolerant: pytest.fail(f"sent {lines}") if lines else None  # type: ignore[method-assign]
     daemon.start()
     assert daemon.started.is_set()
+
+
+def test_a_dialect_change_also_removes_what_the_other_dialect_left(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """bgpcfgd -> frrcfgd: BGP is rendered whole again, then bgpcfgd's route-maps and lists, outside
+    BGP, are removed (SONiC restarts the bgp container for such a change)."""
+    classic, unified = _config("bgpcfgd"), _config("frrcfgd")
+    (tmp_path / "programmed.json").write_text(json.dumps(classic))
+    leftovers = "\n".join(line for line in _running("bgpcfgd").split("!\n")
+                          if line.startswith(("route-map", "ip prefix-list", "bgp community-list")))
+    frr = {"running": _running("frrcfgd") + leftovers}
+    sent: list[list[str]] = []
+
+    def vtysh(lines: list[str], tolerant: bool) -> None:
+        sent.append(lines)
+        if "no route-map CHECK_IDF_ISOLATION permit 10" in lines:
+            frr["running"] = _running("frrcfgd")
+
+    monkeypatch.setattr(cfgmgr, "running_config", lambda rundir: frr["running"])
+    daemon = ConfigDaemon("leaf1", "tw.t.leaf1", tmp_path, _Db(unified))  # type: ignore[arg-type]
+    daemon._vtysh = vtysh  # type: ignore[method-assign]
+    daemon._kernel = lambda lines, tolerant: None  # type: ignore[method-assign]
+    daemon.program(unified)
+    assert sent[0] == ["no router bgp"] and sent[1] == render_frr(unified).splitlines()
+    assert "no route-map CHECK_IDF_ISOLATION permit 10" in sent[2] and len(sent) == 3
+    assert drift(render_frr(unified), frr["running"]) == []

@@ -231,11 +231,14 @@ class ConfigDaemon:
                     self._reload(render_frr(new, self.templates), tolerant)
                 else:
                     lines = frr_lines(old, new)
-                    if lines is None and not self._converge_frr(new, tolerant):
+                    whole = lines is None
+                    if lines is None:
                         self._vtysh(["no router bgp"], tolerant=True)
                         lines = render_frr(new).splitlines()
                     if lines:
                         self._vtysh(lines, tolerant)
+                    if whole:  # what the config before left outside BGP (the other dialect's route-maps, lists)
+                        self._converge_frr(new, tolerant=True)
                 if any(line.startswith("address add ") for line in kernel):
                     self._reinstall_sourced_routes(new)
             finally:
