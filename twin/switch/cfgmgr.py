@@ -130,7 +130,7 @@ class ConfigDaemon:
                 if self.templates is not None:
                     self._reload(render_frr(new, self.templates), tolerant=True)  # frr-reload.py diffs FRR
                 else:
-                    self._converge_frr(new, tolerant=True)
+                    self._converge_frr(new)
                 if any(line.startswith("address add ") for line in kernel):
                     self._reinstall_sourced_routes(new)
             except Exception as exc:  # a daemon logs and carries on
@@ -139,26 +139,22 @@ class ConfigDaemon:
                 self.programmed = self.cache if new == self.cache else new
                 self._save_programmed()
 
-    def _converge_frr(self, new: ConfigDb, tolerant: bool) -> bool:
+    def _converge_frr(self, new: ConfigDb) -> None:
         """Send FRR what its running config lacks of what `new` renders, and `no` what it has beyond,
-        reading it again after each round; False when FRR's running config could not be read."""
+        reading it again after each round; what FRR refuses or keeps differing is logged."""
         rendered = render_frr(new)
         for _ in range(CONVERGE_ROUNDS):
             running = running_config(self.rundir)
             if running is None:
                 log.error("%s: FRR's running config could not be read; FRR not reconciled", self.name)
-                return False
+                return
             found = drift(rendered, running)
             if not found:
-                return True
+                return
             log.warning("%s: FRR differed from CONFIG_DB: %s", self.name,
                         "; ".join(describe(d, new) for d in found[:20]))
             self._vtysh(converge_lines(found), tolerant=True)
-        message = f"FRR still differs from CONFIG_DB after {CONVERGE_ROUNDS} rounds"
-        if not tolerant:
-            raise ProgramError(message)
-        log.error("%s: %s", self.name, message)
-        return True
+        log.error("%s: FRR still differs from CONFIG_DB after %d rounds", self.name, CONVERGE_ROUNDS)
 
     def resync(self) -> None:
         """Read CONFIG_DB whole and program whatever differs (at start, and after a reload)."""
@@ -238,7 +234,7 @@ class ConfigDaemon:
                     if lines:
                         self._vtysh(lines, tolerant)
                     if whole:  # what the config before left outside BGP (the other dialect's route-maps, lists)
-                        self._converge_frr(new, tolerant=True)
+                        self._converge_frr(new)
                 if any(line.startswith("address add ") for line in kernel):
                     self._reinstall_sourced_routes(new)
             finally:
