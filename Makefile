@@ -7,6 +7,9 @@ RUNTIME ?=
 VENV ?= .venv
 PY := $(VENV)/bin/python
 TWIN := $(VENV)/bin/twin
+# the site's strict build (a broken link or a page missing from mkdocs.yml's nav fails it); no -q: it hides
+# the warnings strict mode counts. NO_MKDOCS_2_WARNING: mkdocs-material's banner about MkDocs 2.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs
 GOLDEN_LABS := default rail gate
 # SONiC's reference artefacts are not vendored: YANG models (`twin validate`), SONiC's FRR templates
 # and test vectors (tests/fidelity) and containerlab's schema (`twin export`). twin and the tests look
@@ -42,6 +45,7 @@ test: deps
 	$(VENV)/bin/ruff check twin tests bench
 	$(VENV)/bin/mypy twin
 	$(VENV)/bin/lint-imports
+	@d=$$(mktemp -d); $(MKDOCS) build --strict -d $$d; rc=$$?; rm -rf $$d; exit $$rc
 	$(VENV)/bin/pytest tests
 
 unit:
@@ -55,6 +59,15 @@ schema:
 	$(PY) -c 'import sys; from pathlib import Path; from twin.stages.validate.yang import find_models, write_builtin_schema; \
 	  models = find_models(); models or sys.exit("make schema: no SONiC YANG models; set TWIN_SONIC_YANG or TWIN_SONIC_REFERENCE"); \
 	  write_builtin_schema(models, Path("twin/stages/schema.json"))'
+
+# The JSON Schemas of the topology and lab files (schemas/*.schema.json), from their pydantic models;
+# tests/unit/test_file_schemas.py fails when a model changes and they were not regenerated.
+json-schemas:
+	$(PY) schemas/generate.py
+
+# The documentation site (mkdocs.yml, docs/) into build/site/; `$(VENV)/bin/mkdocs serve` to browse it.
+docs:
+	$(MKDOCS) build --strict
 
 bench:
 	$(PY) bench/lab_up.py

@@ -1,0 +1,128 @@
+"""The documentation site (mkdocs.yml, docs/): it builds in strict mode, and a broken link, a missing
+anchor, a page missing from the nav or a nav entry without its page fails the build; the reference lists
+every command and option; the README stays short and points into the site."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from twin.cli.app import app
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+
+
+def _build(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    """`mkdocs build --strict` of the site whose mkdocs.yml is in `root` (run there: the snippets that
+    include CONTRIBUTING.md are found from the working directory, as in `make test`)."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+                          cwd=root, env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """A copy of the site's sources to break."""
+    root = tmp_path / "repo"
+    shutil.copytree(DOCS, root / "docs")
+    for name in ("mkdocs.yml", "CONTRIBUTING.md"):
+        shutil.copy(ROOT / name, root / name)
+    return root
+
+
+def test_the_site_builds_in_strict_mode(tmp_path: Path) -> None:
+    result = _build(ROOT, tmp_path / "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+    site = tmp_path / "site"
+    for page in ("design", "bring-up", "manage", "gate", "drills", "traffic", "telemetry", "containers",
+                 "differences", "reference/commands", "reference/json", "reference/files"):
+        assert (site / page / "index.html").is_file(), page
+    # the contributing page is CONTRIBUTING.md itself, included whole
+    contributing = (site / "contributing" / "index.html").read_text(encoding="utf-8")
+    assert "Adding a gNMI path" in contributing and "Adding a SONiC table" in contributing
+    assert (site / "default-lab.png").is_file() and (site / "traffic-rail-ring-spine-loss.png").is_file()
+
+
+def test_the_unbroken_copy_builds(copy: Path) -> None:
+    """The copy the other tests break builds as it is, so their failures are the breakage's."""
+    result = _build(copy, copy / "site")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(("line", "named"), [
+    ("See [the drills](drill.md).", "drill.md"),
+    ("See [the drills](drills.md#no-such-section).", "no-such-section"),
+    ("![a picture](no-such-picture.png)", "no-such-picture.png"),
+    ("See [the JSON](reference/json.md#nothing-here).", "nothing-here"),
+])
+def test_a_broken_link_fails_the_build(copy: Path, line: str, named: str) -> None:
+    page = copy / "docs" / "index.md"
+    page.write_text(page.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
+    result = _build(copy, copy / "site")
+    assert result.returncode != 0
+    assert named in result.stdout + result.stderr
+
+
+def test_a_page_missing_from_the_nav_fails_the_build(copy: Path) -> None:
+    (copy / "docs" / "orphan.md").write_text("# Orphan\n", encoding="utf-8")
+    result = _build(copy, copy / "site")
+    assert result.returncode != 0
+    assert "orphan.md" in result.stdout + result.stderr
+
+
+def test_a_nav_entry_without_its_page_fails_the_build(copy: Path) -> None:
+    (copy / "docs" / "telemetry.md").unlink()
+    result = _build(copy, copy / "site")
+    assert result.returncode != 0
+    assert "telemetry.md" in result.stdout + result.stderr
+
+
+def test_a_missing_included_file_fails_the_build(copy: Path) -> None:
+    (copy / "CONTRIBUTING.md").unlink()
+    result = _build(copy, copy / "site")
+    assert result.returncode != 0
+    assert "CONTRIBUTING.md" in result.stdout + result.stderr
+
+
+def _commands() -> dict[str, list[str]]:
+    """Every `twin ...` command and its options' long names, read from the typer app."""
+    found: dict[str, list[str]] = {}
+
+    def walk(command: object, path: list[str]) -> None:
+        subs = getattr(command, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, [*path, name])
+            return
+        params = getattr(command, "params", [])
+        found[" ".join(path)] = [o for p in params if p.param_type_name == "option"
+                                 for o in (*p.opts, *p.secondary_opts) if o.startswith("--")]
+
+    walk(typer.main.get_command(app), ["twin"])
+    return found
+
+
+def test_the_reference_has_every_command_and_option() -> None:
+    text = (DOCS / "reference" / "commands.md").read_text(encoding="utf-8")
+    sections = re.split(r"^## ", text, flags=re.M)
+    by_title = {s.splitlines()[0].strip().strip("`"): s for s in sections[1:]}
+    commands = _commands()
+    assert len(commands) >= 20
+    missing = [c for c in commands if c not in by_title]
+    assert missing == [], f"docs/reference/commands.md has no '## `{missing[0]}`' section" if missing else ""
+    for command, options in commands.items():
+        for option in options:
+            assert f"`{option}" in by_title[command], f"{command} {option} is not in docs/reference/commands.md"
+
+
+def test_every_journey_page_links_into_the_reference() -> None:
+    for page in ("design", "bring-up", "manage", "gate", "drills", "traffic", "telemetry", "containers"):
+        assert "reference/" in (DOCS / f"{page}.md").read_text(encoding="utf-8"), page
