@@ -221,6 +221,8 @@ def test_vlan_members_read_back_tagged_or_not() -> None:
     (["vtysh", "--vty_socket", "/run/twin/other/nodes/leaf1", "-c", "show bgp summary json"], False),
     (["ip", "-n", "tw.other.leaf1", "link"], False),
     (["bgpd", "-A", "127.0.0.1", "--vty_socket", "/run/twin/l/nodes/leaf1"], False),
+    (["vtysh", "--vty_socket", "/run/twin/l/nodes/leaf1"], False),           # a user's interactive vtysh
+    (["ip", "-n", "tw.l.leaf1", "monitor", "link"], False),
 ])
 def test_leftover_writers_are_the_programs_that_program_these_switches(argv: list[str], writer: bool) -> None:
     assert is_writer(argv, {"/run/twin/l/nodes/leaf1"}, {"tw.l.leaf1"}) is writer

@@ -23,14 +23,15 @@ def _argv(pid: str) -> list[str]:
 
 
 def is_writer(argv: list[str], rundirs: Collection[str], netns: Collection[str]) -> bool:
-    """Whether a process programs one of the switches: vtysh or frr-reload.py on one of their vty
-    socket directories, or `ip -n` in one of their namespaces."""
+    """Whether a process programs one of the switches as the config daemons do: `vtysh -f` or
+    frr-reload.py on one of their vty socket directories, or `ip -n NS -b` in one of their
+    namespaces (an interactive vtysh or `ip` a user runs is not waited for)."""
     if not argv or not argv[0]:
         return False
     prog = os.path.basename(argv[0])
     if prog == "ip":
-        return any(a == "-n" and b in netns for a, b in itertools.pairwise(argv))
-    if prog == "vtysh" or any(a.endswith("frr-reload.py") for a in argv[:2]):
+        return "-b" in argv and any(a == "-n" and b in netns for a, b in itertools.pairwise(argv))
+    if (prog == "vtysh" and "-f" in argv) or any(a.endswith("frr-reload.py") for a in argv[:2]):
         return any(a in rundirs for a in argv)
     return False
 
