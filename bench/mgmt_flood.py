@@ -167,7 +167,8 @@ def main() -> None:
         agent_settings = _doc(lab, "agent.json")
         gc = gNMIclient(target=(mgmt(lab, "leaf2"), agent_settings["port"]), username=agent_settings["username"],
                         password=agent_settings["password"], skip_verify=True, gnmi_timeout=30)
-        gc.connect()
+        with contextlib.redirect_stdout(sys.stderr):  # pygnmi prints its TLS warning there
+            gc.connect()
         try:
             result = {"lab": lab, "twin_root": str(args.twin_root), "baseline": measure(lab, gc, args.seconds),
                       "halfopen": bench_halfopen(lab, gc, args), "wrong_password": bench_wrong(lab, gc, args)}

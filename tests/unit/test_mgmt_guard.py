@@ -38,7 +38,7 @@ def test_a_first_failure_is_answered_after_the_base_delay_and_a_right_password_a
     assert throttle.decide("a", True, 0.0).at == 0.0  # a client that never failed is never held
     refused = throttle.decide("a", False, 0.0)
     assert (refused.allowed, refused.at) == (False, 2.0)
-    assert throttle.held("a", 1.0) == 1.0
+    assert throttle.decide("a", True, 1.0).at == 2.0  # the right password, a second later: held to 2 s
     assert throttle.decide("a", True, 2.5).at == 2.5
 
 

@@ -85,10 +85,6 @@ class Scheduler:
                 self._thread.start()
             self._wake.notify()
 
-    def pending(self) -> int:
-        with self._wake:
-            return len(self._heap)
-
     def _run(self) -> None:
         while True:
             with self._wake:

@@ -69,11 +69,6 @@ class LoginThrottle:
         state.free_at = min(at + min(self.base * 2 ** (state.failures - 1), self.cap), now + self.horizon)
         return Verdict(False, state.free_at)
 
-    def held(self, peer: str, now: float) -> float:
-        """Seconds until `peer`'s next attempt may be decided (0 when at once)."""
-        state = self._peers.get(peer)
-        return max(0.0, state.free_at - now) if state is not None else 0.0
-
     def __len__(self) -> int:
         return len(self._peers)
 
