@@ -3,11 +3,12 @@
 Nothing is fetched when the page is viewed (no CDN, no npm bundle: assets/graph.js, inlined, is all of
 it), so the file works offline and from `file://`. The script lets a reader click a node or a link for
 its details (every link of a node, with its state and BGP sessions on a running lab), find a node by
-name (also one a summarised drawing folds into a group; `page.html#leaf3` opens on leaf3), show one
-rail, and zoom. With `refresh` > 0 (`twin graph --name LAB -o FILE.html --watch S`, which rewrites the
-file from the lab's fresh state every S seconds) the page reloads itself every S seconds, keeping the
-reader's zoom, scroll, filter and selection, and says when the file has stopped changing (the watcher
-ended). Pure: the page is returned as text.
+name (also one a summarised drawing folds into a group), show one rail, and zoom. The page opens fitted
+to the fabric (every switch in view, centred); `page.html#leaf3` opens centred on leaf3 at full size
+(or on the group it is drawn in), as does following a `#node` link later. With `refresh` > 0
+(`twin graph --name LAB -o FILE.html --watch S`, which rewrites the file from the lab's fresh state every
+S seconds) the page reloads itself every S seconds, keeping the reader's zoom, scroll, filter and
+selection, and says when the file has stopped changing (the watcher ended). Pure: the page is returned as text.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def render_html(graph: FabricGraph, layout: Layout, live: LiveState | None = Non
 <input id="search" list="node-names" placeholder="find a node" size="14">
 <select id="rail-filter"{'' if rails else ' disabled'}><option value="">all rails</option>{options}</select>
 <button id="zoom-out" title="zoom out">&minus;</button><button id="zoom-in" title="zoom in">+</button>
-<button id="zoom-fit" title="fit the width">fit</button>
+<button id="zoom-fit" title="fit the switches in view">fit</button>
 </span>
 </header>
 <div id="layout">

@@ -13,7 +13,7 @@
   data.links.forEach(function (l) { keyState[l.key] = l; });
   var saved = {};
   try { saved = JSON.parse(sessionStorage.getItem("twin-graph:" + data.lab) || "{}"); } catch (e) { saved = {}; }
-  var state = { zoom: saved.zoom || 1, rail: saved.rail || "", pick: saved.pick || "" };
+  var state = { zoom: saved.zoom || 1, rail: saved.rail || "", pick: saved.pick || "", hash: saved.hash || "" };
 
   function text(s) { return String(s).replace(/[&<>"]/g, function (c) {
     return { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" }[c]; }); }
@@ -79,6 +79,45 @@
       if (String(rail || "") !== state.rail) { e.classList.add("rail-off", "dim"); }
     });
   }
+  var SWITCHES = ".node[data-role=spine], .node[data-role=leaf], .node[data-role=router]";
+  var PAD = 24;   // screen pixels kept free around what a view fits
+  function union(elements) {
+    var box = null;
+    elements.forEach(function (g) {
+      var b = g.getBBox();
+      if (!box) { box = { x1: b.x, y1: b.y, x2: b.x + b.width, y2: b.y + b.height }; return; }
+      box.x1 = Math.min(box.x1, b.x); box.y1 = Math.min(box.y1, b.y);
+      box.x2 = Math.max(box.x2, b.x + b.width); box.y2 = Math.max(box.y2, b.y + b.height);
+    });
+    return box;
+  }
+  function fitFabric() {   // the first view: every switch (and group of switches) in view, centred
+    var c = document.getElementById("canvas");
+    var switches = svg.querySelectorAll(SWITCHES);
+    var box = union(switches.length ? switches : svg.querySelectorAll(".node"));
+    if (!box) { return; }
+    var w = Math.max(box.x2 - box.x1, 1), h = Math.max(box.y2 - box.y1, 1);
+    state.zoom = Math.max(0.05, Math.min(1, (c.clientWidth - 2 * PAD) / w, (c.clientHeight - 2 * PAD) / h));
+    // The drawing is not symmetric (row labels on the left), so a scroll that would centre the switches may be
+    // out of reach: zoom out a little until the switches fit where scrolling can take them.
+    for (var tries = 0; tries < 40; tries += 1) {
+      applyZoom();
+      c.scrollLeft = (box.x1 + w / 2) * state.zoom - c.clientWidth / 2;
+      c.scrollTop = box.y1 * state.zoom - PAD;
+      var left = box.x1 * state.zoom - c.scrollLeft, right = box.x2 * state.zoom - c.scrollLeft;
+      var top = box.y1 * state.zoom - c.scrollTop, bottom = box.y2 * state.zoom - c.scrollTop;
+      if ((left >= 0 && right <= c.clientWidth && top >= 0 && bottom <= c.clientHeight) || state.zoom <= 0.05) { break; }
+      state.zoom = Math.max(0.05, state.zoom * 0.95);
+    }
+  }
+  function centreOn(name) {   // a node (or the group it is drawn in) in the middle of the view, at full size
+    var g = drawn[name] || groupOf(name);
+    if (!g) { return; }
+    var c = document.getElementById("canvas"), b = g.getBBox();
+    state.zoom = 1; applyZoom();
+    c.scrollLeft = (b.x + b.width / 2) * state.zoom - c.clientWidth / 2;
+    c.scrollTop = (b.y + b.height / 2) * state.zoom - c.clientHeight / 2;
+  }
   function applyZoom() {
     var w = parseFloat(svg.getAttribute("viewBox").split(" ")[2]), h = parseFloat(svg.getAttribute("viewBox").split(" ")[3]);
     svg.setAttribute("width", String(w * state.zoom));
@@ -112,10 +151,7 @@
   railSel.addEventListener("change", function () { state.rail = railSel.value; applyRail(); remember(); });
   document.getElementById("zoom-in").addEventListener("click", function () { state.zoom *= 1.25; applyZoom(); remember(); });
   document.getElementById("zoom-out").addEventListener("click", function () { state.zoom /= 1.25; applyZoom(); remember(); });
-  document.getElementById("zoom-fit").addEventListener("click", function () {
-    var c = document.getElementById("canvas");
-    state.zoom = Math.min(c.clientWidth / parseFloat(svg.getAttribute("viewBox").split(" ")[2]), 1); applyZoom(); remember();
-  });
+  document.getElementById("zoom-fit").addEventListener("click", function () { fitFabric(); remember(); });
   document.getElementById("canvas").addEventListener("scroll", remember);
 
   var index = document.getElementById("node-index");
@@ -133,10 +169,20 @@
   });
 
   applyZoom(); applyRail();
-  var linked = decodeURIComponent(location.hash.replace(/^#/, ""));   // fabric.html#leaf3 opens on leaf3
-  if (linked && byName[linked]) { showNode(linked); } else if (state.pick && byName[state.pick]) { showNode(state.pick); }
+  // The first view in this tab fits the switches; a reload (--watch) keeps the reader's zoom and scroll.
+  // fabric.html#leaf3 opens centred on leaf3 (or the group it is drawn in), once: reloads keep the scroll.
   var canvas = document.getElementById("canvas");
-  if (saved.left || saved.top) { canvas.scrollLeft = saved.left || 0; canvas.scrollTop = saved.top || 0; }
+  if (!saved.zoom) { fitFabric(); } else { canvas.scrollLeft = saved.left || 0; canvas.scrollTop = saved.top || 0; }
+  function linkedNode() { return decodeURIComponent(location.hash.replace(/^#/, "")); }
+  function openLinked(name) {
+    if (!byName[name]) { return false; }
+    showNode(name);
+    if (name !== state.hash) { centreOn(name); }
+    state.hash = name; remember();
+    return true;
+  }
+  if (!openLinked(linkedNode()) && state.pick && byName[state.pick]) { showNode(state.pick); }
+  window.addEventListener("hashchange", function () { state.hash = ""; openLinked(linkedNode()); });
 
   var age = document.getElementById("age");
   function tick() {
