@@ -126,3 +126,33 @@ def test_the_reference_has_every_command_and_option() -> None:
 def test_every_journey_page_links_into_the_reference() -> None:
     for page in ("design", "bring-up", "manage", "gate", "drills", "traffic", "telemetry", "containers"):
         assert "reference/" in (DOCS / f"{page}.md").read_text(encoding="utf-8"), page
+
+
+# DESIGN §4's JSON contracts: the fields scripts may rely on, per command, and the model that makes them.
+CONTRACTS = {
+    "twin drill": ("twin.model.drill:DrillReport", ["drill", "target", "passed", "detect_ms", "converge_ms", "loss_ms",
+                                                    "paths_before", "paths_during", "paths_after", "distribution",
+                                                    "restored"]),
+    "twin traffic": ("twin.model.traffic:TrafficReport", ["pattern", "qps", "flows", "links", "mmr", "jfi",
+                                                          "idle_uplinks", "busbw_share", "before", "during", "after",
+                                                          "blast_radius"]),
+    "twin size": ("twin.design.sizing:SizeResult", ["feasible", "leaves", "spines", "servers", "links_per_pair",
+                                                     "servers_per_leaf", "oversubscription", "bisection_tbps",
+                                                     "reason"]),
+}
+
+
+@pytest.mark.parametrize("command", sorted(CONTRACTS))
+def test_the_json_reference_marks_each_contract_field_and_the_model_still_has_it(command: str) -> None:
+    import importlib
+
+    target, fields = CONTRACTS[command]
+    module, name = target.split(":")
+    model = getattr(importlib.import_module(module), name)
+    text = (DOCS / "reference" / "json.md").read_text(encoding="utf-8")
+    section = re.split(r"^## ", text, flags=re.M)
+    body = next(s for s in section if s.startswith(f"`{command}`"))
+    for field in fields:
+        assert field in model.model_fields, f"{name} lost {field}, a field DESIGN §4 fixes"
+        rows = [line for line in body.splitlines() if f"`{field}`" in line]
+        assert any("**contract**" in row for row in rows), f"{command} {field} is not marked contract in json.md"
