@@ -124,8 +124,41 @@ def test_large_fabric_is_summarised() -> None:
     drawn = [e for e in lay.edges if e.kind == "fabric"]
     assert len(drawn) == 16 * 64                  # every uplink of the expanded group
     bundles = [e for e in lay.edges if e.kind == "bundle"]
-    assert sum(len(e.members) for e in bundles) == 112 * 64 and bundles[0].label == "1,024 links"
+    assert sum(len(e.members) for e in bundles) == 112 * 64
+    assert [e.label for e in bundles if e.label] == ["1,024 links"] * 7     # one count per group
     assert lay.counts == {"spine": 64, "leaf": 128, "links": 8192}
+
+
+def test_summary_bundles_are_drawn_to_their_own_spines() -> None:
+    """Each group's uplinks fan out to every spine dot they reach, not to one point of the spine row."""
+    lay = layout(from_plan(plan_of("topologies/fabric-64x128.yaml")))
+    dots = {b.name: b for b in lay.nodes if b.kind == "dot"}
+    for group in (b for b in lay.nodes if b.kind == "group"):
+        fan = [e for e in lay.edges if e.kind == "bundle" and e.b == group.name]
+        assert {e.a for e in fan} == set(dots)
+        assert {(e.x1, e.y1) for e in fan} == {(d.cx, d.y + d.h) for d in dots.values()}   # 64 distinct ends
+        assert {(e.x2, e.y2) for e in fan} == {(group.cx, group.y)}
+        for e in fan:
+            assert len(e.members) == 16 and all(f"{e.a}:" in key for key in e.members)
+            assert all(any(f"{m}:" in key for m in group.members) for key in e.members)
+
+
+def test_summary_bundles_of_spine_planes_reach_only_their_plane(tmp_path: Path) -> None:
+    """48 leaves in three runs of 16: the first reaches every spine, the second spines 1-2, the third 3-4."""
+    nodes = {f"spine{j}": {"role": "spine"} for j in range(1, 5)} | {f"leaf{i}": {"role": "leaf"} for i in range(1, 49)}
+    planes = {1: [1, 2, 3, 4], 2: [1, 2], 3: [3, 4]}
+    links = [{"endpoints": [f"leaf{i}", f"spine{j}"]} for i in range(1, 49) for j in planes[(i - 1) // 16 + 1]]
+    topo = tmp_path / "planes.yaml"
+    topo.write_text(json.dumps({"name": "planes", "kind": "explicit", "nodes": nodes, "links": links}))
+    lay = layout(from_plan(load_lab(topo).plan))
+    assert lay.summary
+    dot = {b.name: (b.cx, b.y + b.h) for b in lay.nodes if b.kind == "dot"}
+    ends = {g.label: {(e.x1, e.y1) for e in lay.edges if e.kind == "bundle" and e.b == g.name}
+            for g in lay.nodes if g.kind == "group"}
+    assert ends == {"leaf17 … leaf32: 16 leaves": {dot["spine1"], dot["spine2"]},
+                    "leaf33 … leaf48: 16 leaves": {dot["spine3"], dot["spine4"]}}
+    labels = {e.b: e.label for e in lay.edges if e.kind == "bundle" and e.label}
+    assert labels == {"group:leaf17 … leaf32": "32 links", "group:leaf33 … leaf48": "32 links"}
 
 
 def test_summary_expands_one_rail(tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ Leaves are ordered by pod, then rail; servers sit under the leaves they reach (b
 Large fabrics are summarised (`detail="summary"`, or "auto" beyond SUMMARY_SWITCHES switches,
 SUMMARY_HOSTS servers or SUMMARY_LINKS links): every spine is a dot, one group of leaves (rail 1 on a
 rail fabric, else pod 1, else the first LEAF_CHUNK leaves) is drawn leaf by leaf with all its uplinks,
-each other group is one box with its counts, and servers are counted per expanded leaf.
+each other group is one box with its counts, its uplinks one bundle to each spine dot they reach, and
+servers are counted per expanded leaf.
 """
 
 from __future__ import annotations
@@ -420,8 +421,8 @@ def summary_layout(graph: FabricGraph) -> Layout:
         rows.append(RowLabel(text=f"{len(hosts):,} servers", y=y2 + HOST_H / 2))
     height = MARGIN_TOP + (len(present) - 1) * ROW_GAP + HOST_H + 30
     notes = [f"summarised: {expanded_label} drawn leaf by leaf with all its uplinks; every other group of leaves is "
-             "one box, its uplinks one bundle" + ("; a server box counts the servers on the leaf above it"
-                                                  if hosts else "")] if groups else []
+             "one box, its uplinks one bundle to each spine it reaches"
+             + ("; a server box counts the servers on the leaf above it" if hosts else "")] if groups else []
     return Layout(title=graph.name, kind=graph.kind, summary=True, width=width, height=height,
                   nodes=list(boxes.values()), edges=edges, rows=rows, legend=_legend(graph, graph.nodes),
                   counts=_counts(graph), notes=notes)
@@ -430,9 +431,6 @@ def summary_layout(graph: FabricGraph) -> Layout:
 def _summary_edges(graph: FabricGraph, boxes: dict[str, NodeBox], groups: list[tuple[str, list[GraphNode]]],
                    expanded: set[str], tier: dict[str, int]) -> list[EdgeLine]:
     edges: list[EdgeLine] = []
-    top_boxes = [b for b in boxes.values() if b.tier == 0]
-    top_center = (min(b.x for b in top_boxes) + max(b.x + b.w for b in top_boxes)) / 2 if top_boxes else 0.0
-    top_bottom = max((b.y + b.h for b in top_boxes), default=0.0)
     uplinks = [lk for lk in graph.links if (lk.a in expanded and tier.get(lk.b) == 0)
                or (lk.b in expanded and tier.get(lk.a) == 0)]
     if len(uplinks) <= MAX_DRAWN_UPLINKS and "top" not in boxes:
@@ -444,19 +442,10 @@ def _summary_edges(graph: FabricGraph, boxes: dict[str, NodeBox], groups: list[t
                                   x1=sb.cx, y1=sb.y + sb.h, x2=lb.cx, y2=lb.y, color=FABRIC_EDGE, width=0.6))
     else:
         for name in sorted(expanded, key=_natural):
-            mine = [lk.key for lk in uplinks if name in (lk.a, lk.b)]
-            lb = boxes[name]
-            edges.append(EdgeLine(key=f"bundle:{name}", kind="bundle", a="top", b=name, x1=top_center, y1=top_bottom,
-                                  x2=lb.cx, y2=lb.y, color=FABRIC_EDGE, width=2.0, label=f"{len(mine):,}",
-                                  members=mine))
+            edges += _fan(graph, boxes, boxes[name], {name}, tier, FABRIC_EDGE, 1.0)
     for label, members in groups[1:]:
-        names = {m.name for m in members}
-        keys = [lk.key for lk in graph.links if (lk.a in names and tier.get(lk.b) == 0)
-                or (lk.b in names and tier.get(lk.a) == 0)]
         gb = boxes[f"group:{label}"]
-        edges.append(EdgeLine(key=f"bundle:{gb.name}", kind="bundle", a="top", b=gb.name, x1=top_center,
-                              y1=top_bottom, x2=gb.cx, y2=gb.y, color=gb.fill, width=3.0,
-                              label=f"{len(keys):,} links", members=keys))
+        edges += _fan(graph, boxes, gb, {m.name for m in members}, tier, gb.fill, 0.8)
     for box in [b for b in boxes.values() if b.name.startswith("servers:") and b.name != "servers:rest"]:
         leaf = box.name.removeprefix("servers:")
         hosted = set(box.members)
@@ -466,3 +455,26 @@ def _summary_edges(graph: FabricGraph, boxes: dict[str, NodeBox], groups: list[t
                               x2=box.cx, y2=box.y, color=lb.fill, width=2.0, label=f"{len(keys):,} links",
                               members=keys))
     return edges
+
+
+def _fan(graph: FabricGraph, boxes: dict[str, NodeBox], target: NodeBox, names: set[str], tier: dict[str, int],
+         color: str, width: float) -> list[EdgeLine]:
+    """The uplinks of `names` (drawn as `target`, a leaf or a group of leaves) as one bundle per top-row switch
+    they reach, each drawn to that switch's dot (to the one box of the top row when it is a single box); the
+    middle bundle carries the total count."""
+    per_top: dict[str, list[str]] = defaultdict(list)
+    for lk in graph.links:
+        for mine, other in ((lk.a, lk.b), (lk.b, lk.a)):
+            if mine in names and tier.get(other) == 0:
+                per_top[other if other in boxes else "top"].append(lk.key)
+    ends = sorted(per_top, key=lambda t: (boxes[t].cx, _natural(t)))
+    total = sum(len(keys) for keys in per_top.values())
+    middle = ends[len(ends) // 2] if ends else ""
+    out = []
+    for top in ends:
+        tb = boxes[top]
+        out.append(EdgeLine(key=f"bundle:{target.name}:{top}" if len(ends) > 1 else f"bundle:{target.name}",
+                            kind="bundle", a=top, b=target.name, x1=tb.cx, y1=tb.y + tb.h, x2=target.cx,
+                            y2=target.y, color=color, width=width if len(ends) > 1 else 3.0,
+                            label=f"{total:,} links" if top == middle else "", members=per_top[top]))
+    return out
