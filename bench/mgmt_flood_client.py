@@ -10,8 +10,9 @@ their calls or connections are open, and hold them for --hold seconds.
         Gets with a wrong password, each thread sending its next once the last was answered.
     ssh-wrong --host HOST [--port 22] --threads 8 --seconds 6
         SSH logins with a wrong password, likewise.
-    halfopen --host HOST --port PORT --count 2000 --hold 20
-        TCP connections that never send a byte.
+    halfopen --host HOST --port PORT --count 2000 --hold 20 [--connect-wait 5]
+        TCP connections that never send a byte, all started at once; those established within
+        --connect-wait seconds are held.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import asyncio
 import json
 import os
 import resource
+import select
 import socket
 import sys
 import threading
@@ -132,20 +134,35 @@ def _report(codes: Counter[str], took: float, threads: int) -> dict[str, Any]:
 
 
 def halfopen(args: argparse.Namespace) -> dict[str, Any]:
+    """Connect all at once (non-blocking), give them --connect-wait seconds to be established."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, args.count + 256)), hard))
-    socks: list[socket.socket] = []
-    refused = 0
+    pending: dict[int, socket.socket] = {}
     for _ in range(args.count):
-        try:
-            socks.append(socket.create_connection((args.host, args.port), timeout=5))
-        except OSError:
-            refused += 1
+        sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        sock.connect_ex((args.host, args.port))
+        pending[sock.fileno()] = sock
+    poller = select.poll()
+    for fd in pending:
+        poller.register(fd, select.POLLOUT)
+    socks: list[socket.socket] = []
+    end = time.monotonic() + args.connect_wait
+    while pending and time.monotonic() < end:
+        for fd, _ in poller.poll(100):
+            poller.unregister(fd)
+            sock = pending.pop(fd)
+            if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                socks.append(sock)
+            else:
+                sock.close()
+    unanswered = len(pending)
+    for sock in pending.values():
+        sock.close()
     print(json.dumps({"opened": len(socks)}), flush=True)
     time.sleep(args.hold)
     closed = 0
     for sock in socks:
-        sock.setblocking(False)
         try:
             closed += sock.recv(1) == b""
         except BlockingIOError:
@@ -153,7 +170,8 @@ def halfopen(args: argparse.Namespace) -> dict[str, Any]:
         except OSError:
             closed += 1
         sock.close()
-    return {"connections": len(socks), "refused": refused, "closed_by_server": closed}
+    return {"connections": len(socks), "not_established": args.count - len(socks), "unanswered": unanswered,
+            "closed_by_server": closed}
 
 
 def main() -> None:
@@ -177,6 +195,7 @@ def main() -> None:
     p.add_argument("--port", type=int, required=True)
     p.add_argument("--count", type=int, default=2000)
     p.add_argument("--hold", type=float, default=20)
+    p.add_argument("--connect-wait", type=float, default=5)
     args = parser.parse_args()
     modes = {"subscribe": subscribe, "wrong": wrong, "ssh-wrong": ssh_wrong, "halfopen": halfopen}
     print(json.dumps(modes[args.mode](args)), flush=True)

@@ -6,8 +6,10 @@ the checks from the host, as the tester did it:
   working, and none of the 300 is answered other than UNAUTHENTICATED;
 - wrong passwords from server2 to leaf2, over gNMI and over SSH, are answered far slower than the
   2,100 (gNMI) and ~200 (SSH) a second the tester saw, while the host's logins are answered at once;
-- 2,000 TCP connections that never send a byte, from server1 to leaf1's gNMI port, are closed by
-  the agent within its handshake timeout: its open files come back to where they were.
+- 2,000 TCP connections that never send a byte, opened at once from server1 to leaf1's gNMI port:
+  fewer than 1,000 are let in (new connections are rate-limited per client address), the host
+  still connects meanwhile, and the agent closes them within its handshake timeout: its open files
+  come back to where they were.
 """
 
 from __future__ import annotations
@@ -113,16 +115,15 @@ def test_wrong_ssh_passwords_are_slowed_and_the_host_still_logs_in(lab: dict[str
     assert report["per_second"] < 50, report  # the tester saw ~200 a second
 
 
-def test_connections_that_never_speak_are_closed(lab: dict[str, Any]) -> None:
+def test_a_connection_flood_from_a_server_is_limited_and_closed(lab: dict[str, Any]) -> None:
     before = agent_files(lab)
     g = lab["gnmi"]["leaf1"]
     proc = flood(lab, "server1", "halfopen", "--host", g["host"], "--port", str(g["port"]), "--count", "2000",
                  "--hold", "25")
     opened = first_line(proc)["opened"]
-    assert opened > 1000
-    assert until(lambda: agent_files(lab) > before + 500, timeout=10)  # the agent took them
-    assert until(lambda: agent_files(lab) < before + 100, timeout=20), agent_files(lab)  # 10 s handshake limit
-    report = result(proc)
-    assert report["closed_by_server"] >= opened - 50, report
-    with client(lab, "leaf1") as gc:
+    assert 0 < opened < 1000  # one address's new connections are rate-limited (twin.switch.mgmt_nft)
+    with client(lab, "leaf1") as gc:  # the host's own connection still gets in, and answers
         gc.get(path=[DEVICE_METADATA], encoding="json_ietf")
+    assert until(lambda: agent_files(lab) < before + 20, timeout=20), agent_files(lab)  # 10 s handshake limit
+    report = result(proc)
+    assert report["closed_by_server"] >= opened - 5, report

@@ -22,7 +22,7 @@ import grpc
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from twin.model.agent import AgentSettings, AgentSwitch
-from twin.switch import sshd
+from twin.switch import mgmt_nft, sshd
 from twin.switch.agent_progress import LAUNCHED, Progress
 from twin.switch.cfgmgr import ConfigDaemon
 from twin.switch.endpoint_protocol import SwitchEndpoint
@@ -168,6 +168,8 @@ def serve(run_dir: Path) -> None:
         daemons.start_state()
         log.info("state producers of %d switches started", len(parts))
         (run_dir / "agent.ready").write_text(str(os.getpid()))
+        ports = [settings.port, *([settings.ssh_port] if settings.ssh_port else [])]
+        threading.Thread(target=mgmt_nft.apply, args=(settings.switches, ports), name="mgmt-nft", daemon=True).start()
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
