@@ -59,7 +59,41 @@ def test_worked_examples(req: SizeRequest, leaves: int, spines: int, per_pair: i
     assert (r.leaves, r.spines, r.links_per_pair, r.servers_per_leaf, r.oversubscription) == (
         leaves, spines, per_pair, per_leaf, ratio)
     assert r.bisection_tbps == pytest.approx(bisection)
-    assert r.reason == "" and r.alternatives == []
+    assert r.reason == ""
+    # beside the fewest spines, the most (one link per pair) when the answer has more than one link per pair
+    assert [a.kind for a in r.alternatives] == (["more-spines"] if per_pair > 1 else [])
+
+
+def test_more_spines_beside_the_fewest() -> None:
+    """DESIGN §12c's 4 leaves x 32 uplinks on 32-port spines: 4 spines x 8 links, or up to 32 spines x 1."""
+    r = size(EXAMPLE_A)
+    assert (r.spines, r.links_per_pair, r.ecmp_width) == (4, 8, 32)
+    (alt,) = r.alternatives
+    assert alt.kind == "more-spines" and alt.switches == 4 + 32
+    assert alt.details == {"spines": 32, "spines_per_plane": 32, "links_per_pair": 1, "spine_ports_used": 4,
+                           "spine_loss_share": 0.03125, "fewest_spines": 4, "fewest_spines_loss_share": 0.25,
+                           "spine_counts": "4, 8, 16, 32"}
+    for spines in (4, 8, 16, 32):        # each count that fits: it divides the uplinks, its spines hold every leaf
+        assert 32 % spines == 0 and r.leaves * (32 // spines) <= EXAMPLE_A.spine_ports
+    assert "a spine lost takes 1 of a leaf's 32 uplinks (3.12 %) instead of 8 (25 %)" in alt.summary
+    assert "also buildable: 8, 16 spines" in alt.summary
+
+
+def test_more_spines_counts_every_plane() -> None:
+    """2 planes of 2 rails: per plane 4 leaves of 32 uplinks, 4 spines x 8 links or up to 32 spines x 1."""
+    r = size(request(256, 4, 4, 64, 32, planes=2))
+    assert (r.leaves, r.spines, r.links_per_pair) == (8, 8, 8)
+    (alt,) = r.alternatives
+    assert (alt.details["spines"], alt.details["spines_per_plane"], alt.details["spine_counts"]) == (
+        64, 32, "8, 16, 32, 64")
+    assert alt.switches == (4 + 32) * 2
+    assert "64 spines in all" in alt.summary and "72 switches instead of 16" in alt.summary
+
+
+def test_worked_example_has_the_most_spines_already() -> None:
+    r = size(EXAMPLE_B)
+    assert (r.leaves, r.spines, r.links_per_pair, r.oversubscription) == (128, 64, 1, "1:1")
+    assert r.alternatives == []
 
 
 # (id, request, leaves needed, largest two-tier GPUs, words the reason must hold)
@@ -285,6 +319,26 @@ def test_cli_json_has_design_fields() -> None:
                   "oversubscription", "bisection_tbps", "reason"):
         assert field in doc
     assert (doc["leaves"], doc["spines"], doc["links_per_pair"], doc["servers"]) == (4, 4, 8, 32)
+    (alt,) = doc["alternatives"]
+    assert (alt["kind"], alt["details"]["spines"], alt["details"]["links_per_pair"]) == ("more-spines", 32, 1)
+
+
+def test_cli_text_shows_more_spines_beside_the_fewest() -> None:
+    result = run(A_ARGS)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "spines 4 (the fewest)" in text
+    assert "or more spines 32 spines x 1 link per pair: a spine lost takes 3.12 % of a leaf's uplinks, not 25 %" in text
+    assert "alternative: more spines, smaller failure domain: 32 spines" in text
+
+
+def test_cli_worked_example_says_it_has_the_most_spines() -> None:
+    result = run(["size", "--gpus", "8192", "--gpus-per-server", "8", "--leaf-ports", "128", "--json"])
+    doc = json.loads(result.stdout)
+    assert (doc["feasible"], doc["leaves"], doc["spines"], doc["oversubscription"], doc["alternatives"]) == (
+        True, 128, 64, "1:1", [])
+    text = " ".join(run(["size", "--gpus", "8192", "--gpus-per-server", "8", "--leaf-ports", "128"]).stdout.split())
+    assert "failure domain the most spines already: 1 link per leaf-spine pair" in text
 
 
 def test_cli_infeasible_exits_1_with_the_arithmetic() -> None:

@@ -177,8 +177,17 @@ def _print_size(result: Any, written: dict[str, Any] | None) -> None:
                                           + (f" in each of {r.planes} planes)" if r.planes > 1 else ")")
                                           if r.pods and r.mode == "rails" else ""))]
     if r.feasible:
-        rows += [("spines", f"{r.spines:,}"), ("links per leaf-spine pair", str(r.links_per_pair)),
+        spread = next((a for a in r.alternatives if a.kind == "more-spines"), None)
+        rows += [("spines", f"{r.spines:,} (the fewest)" if spread else f"{r.spines:,}"),
+                 ("links per leaf-spine pair", str(r.links_per_pair)),
                  ("ECMP width", f"{r.ecmp_width} paths per leaf")]
+        if spread is not None:
+            rows.append(("or more spines", f"{spread.details['spines']:,} spines x 1 link per pair: a spine lost "
+                         f"takes {100 * float(spread.details['spine_loss_share']):.3g} % of a leaf's uplinks, not "
+                         f"{100 * float(spread.details['fewest_spines_loss_share']):.3g} % (spine counts that fit: "
+                         f"{spread.details['spine_counts']})"))
+        elif r.spines:
+            rows.append(("failure domain", "the most spines already: 1 link per leaf-spine pair"))
     rows += [("servers per leaf", f"{r.servers_per_leaf:,}"),
              ("leaf ports", f"{r.leaf_ports_down} to NICs + {r.leaf_ports_up} up of {r.leaf_ports}")]
     if r.feasible:
@@ -196,6 +205,9 @@ def _print_size(result: Any, written: dict[str, Any] | None) -> None:
         _say(f"  {line}")
     for note in r.notes:
         _say(f"note: {note}")
+    if r.feasible:
+        for alt in r.alternatives:
+            _say(f"alternative: {alt.summary}")
     if not r.feasible:
         _say(f"why not: {r.reason}")
         if r.alternatives:

@@ -1,6 +1,13 @@
-"""The nearest buildable fabrics when a request exceeds two tiers: more planes, a third tier, bigger switches.
+"""The nearest buildable fabrics when a request exceeds two tiers: more planes, a third tier, bigger switches;
+and beside a buildable answer (the fewest spines), the same fabric with more spines.
 
 Each is computed with the same rules as `twin.design.sizing` (its module says them); nothing is looked up.
+
+- more spines: the answer takes the fewest spines S dividing a leaf's U uplinks; every other divisor of U
+  above S also fits (fewer links per pair use fewer spine ports), up to U spines with one link per
+  leaf-spine pair. Same leaves, links, cables, ECMP width and bisection; more switches; a smaller failure
+  domain: a spine lost takes 1/S of every leaf's uplinks (links_per_pair links each), a switch drained
+  for maintenance likewise;
 
 - planes: the fewest planes (dividing the rails, or a multiple of them with each NIC split over the
   planes) at which every plane fits in two tiers of the same switches;
@@ -11,10 +18,11 @@ Each is computed with the same rules as `twin.design.sizing` (its module says th
 
 from __future__ import annotations
 
-from twin.design.quantities import ceil_div, speed_text
+from twin.design.quantities import ceil_div, divisors, speed_text
 from twin.design.sizing import (
     Alternative,
     SizeRequest,
+    TwoTier,
     leaf_split,
     num,
     plane_shape,
@@ -108,3 +116,26 @@ def bigger_radix(req: SizeRequest, servers: int) -> Alternative | None:
                 details={"radix": radix, "switch_capacity": speed_text(radix * req.port_speed),
                          "leaves": t.leaves * k, "spines": t.spines * k, "links_per_pair": t.links_per_pair})
     return None
+
+
+def more_spines(req: SizeRequest, plane: TwoTier) -> Alternative | None:
+    """The buildable plane with the most spines (one link per leaf-spine pair), when the answer has fewer."""
+    if not plane.feasible or plane.spines == 0 or plane.links_per_pair == 1:
+        return None
+    up, k = plane.leaf_up_ports, req.planes
+    counts = [s for s in divisors(up) if s > plane.spines]
+    most = counts[-1]
+    switches, fewest_switches = (plane.leaves + most) * k, (plane.leaves + plane.spines) * k
+    between = counts[:-1]
+    return Alternative(
+        kind="more-spines", switches=switches,
+        summary=f"more spines, smaller failure domain: {num(most * k)} spines" + (" in all" if k > 1 else "")
+                + f", 1 link per leaf-spine pair, {plane.leaves} of {req.spine_ports} ports used per spine; a spine "
+                  f"lost takes 1 of a leaf's {up} uplinks ({100 / most:.3g} %) instead of {plane.links_per_pair} "
+                  f"({100 / plane.spines:.3g} %); same leaves, links, optics, ECMP width ({up}) and bisection; "
+                  f"{num(switches)} switches instead of {num(fewest_switches)}"
+                + (f" (also buildable: {', '.join(num(s * k) for s in between)} spines)" if between else ""),
+        details={"spines": most * k, "spines_per_plane": most, "links_per_pair": 1, "spine_ports_used": plane.leaves,
+                 "spine_loss_share": round(1 / most, 6), "fewest_spines": plane.spines * k,
+                 "fewest_spines_loss_share": round(1 / plane.spines, 6),
+                 "spine_counts": ", ".join(str(s * k) for s in [plane.spines, *counts])})

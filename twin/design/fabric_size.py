@@ -1,9 +1,10 @@
 """`twin size`'s whole answer: one plane's two-tier fabric (twin.design.sizing) over every plane, with the
-nearest buildable alternatives when it cannot be built and the check of a claimed design when one is given."""
+nearest buildable alternatives when it cannot be built, the same fabric with more spines (a smaller failure
+domain) beside the fewest when it can, and the check of a claimed design when one is given."""
 
 from __future__ import annotations
 
-from twin.design.alternatives import alternatives
+from twin.design.alternatives import alternatives, more_spines
 from twin.design.claims import check_claim
 from twin.design.quantities import ratio_text, speed_text
 from twin.design.sizing import (
@@ -68,6 +69,8 @@ def size(req: SizeRequest) -> SizeResult:
     updates: dict[str, object] = {}
     if not plane.feasible:
         updates["alternatives"] = alternatives(req, servers)
+    elif (spread := more_spines(req, plane)) is not None:
+        updates["alternatives"] = [spread]
     if req.claim_leaves is not None or req.claim_spines is not None:
         updates["claim"] = check_claim(req, servers, shape)
     return result.model_copy(update=updates) if updates else result

@@ -107,7 +107,7 @@ class MaxTwoTier(Frozen):
 
 
 class Alternative(Frozen):
-    kind: Literal["planes", "three-tier", "radix"]
+    kind: Literal["planes", "three-tier", "radix", "more-spines"]
     summary: str
     switches: int
     details: dict[str, int | float | str] = {}
