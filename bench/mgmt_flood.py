@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import logging
 import os
 import signal
 import statistics
@@ -43,6 +44,8 @@ DEVICE_METADATA = "/sonic-db:CONFIG_DB/localhost/DEVICE_METADATA"
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 from pygnmi.client import gNMIclient  # noqa: E402
+
+logging.getLogger("pygnmi").setLevel(logging.ERROR)  # its TLS warning would precede the JSON on stdout
 
 
 def _doc(lab: str, name: str) -> Any:
@@ -167,8 +170,7 @@ def main() -> None:
         agent_settings = _doc(lab, "agent.json")
         gc = gNMIclient(target=(mgmt(lab, "leaf2"), agent_settings["port"]), username=agent_settings["username"],
                         password=agent_settings["password"], skip_verify=True, gnmi_timeout=30)
-        with contextlib.redirect_stdout(sys.stderr):  # pygnmi prints its TLS warning there
-            gc.connect()
+        gc.connect()
         try:
             result = {"lab": lab, "twin_root": str(args.twin_root), "baseline": measure(lab, gc, args.seconds),
                       "halfopen": bench_halfopen(lab, gc, args), "wrong_password": bench_wrong(lab, gc, args)}
