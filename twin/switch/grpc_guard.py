@@ -156,7 +156,7 @@ class GuardInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         ticket = self.gate.arrive(client_host(grpc_peer.PEER.get()), self.auth.authentic_metadata(metadata),
                                   self.clock())
         if ticket.outcome is Outcome.RUN:
-            return self._run(handler, ticket)
+            return self._run(handler, ticket, details.method)
         if ticket.outcome is Outcome.UNAUTHENTICATED:
             code, message = REFUSALS.get(details.method, UNAUTHENTICATED)
         elif ticket.outcome is Outcome.PEER_BUSY:
@@ -180,9 +180,13 @@ class GuardInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         refuse.experimental_thread_pool = self._pool_for(ticket, self.refusers)  # type: ignore[attr-defined]
         return grpc.stream_unary_rpc_method_handler(refuse)
 
-    def _run(self, handler: grpc.RpcMethodHandler, ticket: Ticket) -> grpc.RpcMethodHandler:
-        """The method's own handler, counted against the gate until it ends, started at the
-        ticket's time (after the client's failed logins were answered)."""
+    def _run(self, handler: grpc.RpcMethodHandler, ticket: Ticket, method: str) -> grpc.RpcMethodHandler:
+        """The method's own handler, counted against the gate until the call ends, started at the
+        ticket's time (after the client's failed logins were answered).
+
+        Served as a request-streaming handler whatever the method: grpc calls such a handler even
+        when the client went away before sending its request (a unary handler it would skip), so
+        the call's place is always given back, by the callback grpc runs when a call ends."""
         gate = self.gate
         lock = threading.Lock()
         open_ = [True]
@@ -194,36 +198,50 @@ class GuardInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
                 open_[0] = False
             gate.finished(ticket)
 
-        def wrap(behavior: Callable[..., Any], streaming: bool) -> Callable[..., Any]:
-            def unary(request: Any, context: grpc.ServicerContext) -> Any:
-                context.add_callback(finish)
+        def begin(context: grpc.ServicerContext) -> None:
+            if not context.add_callback(finish):  # the call has ended already
+                finish()
+
+        def one(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+            """A unary method's request, as grpc reads it (a cancelled call raises RpcError)."""
+            for request in requests:
+                return request
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, f'"{method}" requires exactly one request message.')
+            raise AssertionError("context.abort raises")
+
+        def responses(iterator: Iterator[Any]) -> Iterator[Any]:
+            try:
+                yield from iterator
+            finally:
+                finish()
+
+        def wrap(behavior: Callable[..., Any], unary_in: bool, unary_out: bool) -> Callable[..., Any]:
+            def call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+                begin(context)
                 try:
-                    return behavior(request, context)
-                finally:
+                    answer = behavior(one(requests, context) if unary_in else requests, context)
+                except BaseException:
                     finish()
-
-            def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                context.add_callback(finish)
-                try:
-                    yield from behavior(request, context)
-                finally:
+                    raise
+                if unary_out:  # given back as the answer leaves, not later when grpc ends the call
                     finish()
+                    return answer
+                return responses(answer)
+            return call
 
-            chosen: Any = stream if streaming else unary
-            if ticket.at > self.clock():
-                chosen.experimental_thread_pool = self._pool_for(ticket, self.pool)
-            picked: Callable[..., Any] = chosen
-            return picked
-
-        kinds = (("unary_unary", grpc.unary_unary_rpc_method_handler, False),
-                 ("unary_stream", grpc.unary_stream_rpc_method_handler, True),
-                 ("stream_unary", grpc.stream_unary_rpc_method_handler, False),
-                 ("stream_stream", grpc.stream_stream_rpc_method_handler, True))
-        for attribute, make, streaming in kinds:
+        kinds = (("unary_unary", True, True, grpc.stream_unary_rpc_method_handler),
+                 ("unary_stream", True, False, grpc.stream_stream_rpc_method_handler),
+                 ("stream_unary", False, True, grpc.stream_unary_rpc_method_handler),
+                 ("stream_stream", False, False, grpc.stream_stream_rpc_method_handler))
+        for attribute, unary_in, unary_out, make in kinds:
             behavior = getattr(handler, attribute)
             if behavior is not None:
-                return make(wrap(behavior, streaming), request_deserializer=handler.request_deserializer,
-                            response_serializer=handler.response_serializer)
+                wrapped: Any = wrap(behavior, unary_in, unary_out)
+                if ticket.at > self.clock():
+                    wrapped.experimental_thread_pool = self._pool_for(ticket, self.pool)
+                made: grpc.RpcMethodHandler = make(wrapped, request_deserializer=handler.request_deserializer,
+                                                   response_serializer=handler.response_serializer)
+                return made
         finish()
         return handler
 
