@@ -116,7 +116,7 @@ def test_link_gray_loses_packets_the_fabric_may_not_see(lab: str) -> None:
         assert doc["paths_during"] == doc["paths_before"]
 
 
-def test_session_reset_over_gnmi(lab: str) -> None:
+def test_session_reset_in_the_running_config(lab: str) -> None:
     doc = drill(lab, "session-reset", "--target", "leaf1:spine2")
     restored(doc)
     downs = [e for e in doc["sessions"] if e["state"] == "down"]
