@@ -263,3 +263,44 @@ def test_sigterm_during_traffic_with_a_fault_restores_it(tmp_path: Path) -> None
     finally:
         twin("down", "--name", name, check=False)
     assert leftovers(name) == []
+
+
+def test_a_set_during_the_fault_leaves_the_change_saved_not_the_fault() -> None:
+    """Another client's gNMI Set while leaf2's MTU is faulted: twin's switch saves the whole running CONFIG_DB
+    after a Set, the fault included. Restored (here by SIGTERM), config_db.json keeps the client's change and
+    has the old MTU again."""
+    from twin.gnmi.client import SwitchClient
+    from twin.lab.running import RunningLab
+
+    name = unique("dm")
+    saved_file = RUN / name / "nodes" / "leaf2" / "config_db.json"
+
+    def saved() -> dict[str, Any]:
+        doc: dict[str, Any] = json.loads(saved_file.read_text())
+        return doc
+
+    try:
+        assert twin_json("up", str(DATA / "drill.yaml"), "--name", name)["healthy"]
+        ports = saved()["PORT"]
+        port = next(p for p, row in ports.items() if row.get("description", "").startswith("spine1:"))
+        mtu = ports[port]["mtu"]
+        proc = start_drill(name, "mtu-mismatch")
+        try:
+            db = redis.Redis(unix_socket_path=str(RUN / name / "nodes" / "leaf2" / "redis.sock"), db=4,
+                             decode_responses=True)
+            assert until(lambda: db.hget(f"PORT|{port}", "mtu") == "1500", timeout=60), proc.poll()
+            db.close()
+            with SwitchClient.of(RunningLab.load(name), "leaf2") as sw:
+                sw.set_field("PORT", "Ethernet0", "description", "rack 7")
+            assert saved()["PORT"][port]["mtu"] == "1500"  # the hazard: the Set saved the fault
+            proc.send_signal(signal.SIGTERM)
+            _, stderr = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 143, stderr
+        assert saved()["PORT"][port]["mtu"] == mtu
+        assert saved()["PORT"]["Ethernet0"]["description"] == "rack 7"
+    finally:
+        twin("down", "--name", name, check=False)
+    assert leftovers(name) == []

@@ -2,7 +2,7 @@
 the old value back, or removes the field if there was none).
 
 The change is written as `config interface mtu` writes it: CONFIG_DB only, never config_db.json, so a
-drill that is killed cannot leave the mismatch in the switch's saved config (base.LabAccess.config_field).
+drill that is killed cannot leave the mismatch in the switch's saved config (running_config.py).
 Routing is not expected to change; instead, while the mismatch is in place, `twin verify`'s MTU check
 and a DF ping at the fabric MTU must both fail, and after the restore both must pass (`verify`)."""
 
@@ -15,6 +15,7 @@ from twin.checks.catalog import fabric_links
 from twin.checks.collect_gnmi import collect_gnmi
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.drills.faults.base import Fault, FaultKind, KindCheck, LabAccess
+from twin.drills.faults.running_config import RunningChanges
 from twin.host.shell import run
 from twin.model.drill import Step
 
@@ -27,22 +28,16 @@ class MtuMismatch(FaultKind):
 
     def __init__(self, lab: LabAccess) -> None:
         super().__init__(lab)
-        self._saved: dict[str, str | None] = {}   # target -> the MTU the inject replaced (None: no field)
+        self._changes = RunningChanges(lab)
 
     def inject(self, fault: Fault, step: Step) -> str:
         node, port = fault.target.split(":")
-        before = self.lab.config_field(node, "PORT", port, "mtu")
-        self._saved[fault.target] = before  # before the write: an inject cut short is restored from it
-        self.lab.config_field(node, "PORT", port, "mtu", str(step.mtu))
+        self._changes.change(fault.target, node, "PORT", port, "mtu", str(step.mtu))
         return HOW
 
     def restore(self, fault: Fault, step: Step) -> str:
-        node, port = fault.target.split(":")
-        if fault.target not in self._saved:  # cut short before it changed anything
-            return "nothing to restore"
-        old = self._saved.pop(fault.target)
-        self.lab.config_field(node, "PORT", port, "mtu", old, delete=old is None)
-        return HOW
+        done = self._changes.restore(fault.target)
+        return "nothing to restore" if done is None else HOW + done
 
     def verify(self, fault: Fault, injected: bool) -> KindCheck:
         plan = self.lab.plan

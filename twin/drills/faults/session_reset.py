@@ -2,14 +2,15 @@
 switch (`config bgp shutdown neighbor`, or a gNMI Set without save-on-set, sonic-gnmi's default); the restore
 puts back what admin_status was (removing it if it was not set).
 
-The change is written to the switch's running CONFIG_DB only, never to config_db.json
-(base.LabAccess.config_field): a drill that is killed cannot leave the session down in the saved config."""
+The change is written to the switch's running CONFIG_DB only, never to config_db.json (running_config.py):
+a drill that is killed cannot leave the session down in the saved config."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from twin.drills.faults.base import Fault, FaultKind, LabAccess
+from twin.drills.faults.running_config import RunningChanges
 from twin.model.drill import Slo, Step
 from twin.model.errors import DrillError
 
@@ -22,22 +23,16 @@ class SessionReset(FaultKind):
 
     def __init__(self, lab: LabAccess) -> None:
         super().__init__(lab)
-        self._saved: dict[str, str | None] = {}   # target -> admin_status before the inject (None: unset)
+        self._changes = RunningChanges(lab)
 
     def inject(self, fault: Fault, step: Step) -> str:
         node, key = self._neighbor(fault)
-        before = self.lab.config_field(node, "BGP_NEIGHBOR", key, "admin_status")
-        self._saved[fault.target] = before  # before the write: an inject cut short is restored from it
-        self.lab.config_field(node, "BGP_NEIGHBOR", key, "admin_status", "down")
+        self._changes.change(fault.target, node, "BGP_NEIGHBOR", key, "admin_status", "down")
         return HOW
 
     def restore(self, fault: Fault, step: Step) -> str:
-        if fault.target not in self._saved:  # cut short before it changed anything
-            return "nothing to restore"
-        node, key = self._neighbor(fault)
-        old = self._saved.pop(fault.target)
-        self.lab.config_field(node, "BGP_NEIGHBOR", key, "admin_status", old, delete=old is None)
-        return HOW
+        done = self._changes.restore(fault.target)
+        return "nothing to restore" if done is None else HOW + done
 
     @staticmethod
     def _neighbor(fault: Fault) -> tuple[str, str]:
