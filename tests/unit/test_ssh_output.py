@@ -126,3 +126,32 @@ def test_output_kept_for_filters_is_bounded(tmp_path: Path, monkeypatch: Any) ->
     assert command.killed and command.reads == 11
     assert len(out) <= 10 * len(CHUNK) + 200
     assert "output over" in out and "command stopped" in out
+
+
+def test_a_switch_whose_commands_hang_does_not_hold_back_another_switchs_sessions(tmp_path: Path) -> None:
+    """Blocking commands (show, config) run on their switch's own threads: leaf1's all stuck (its
+    redis paused), leaf2's still answer."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    gate = threading.Event()
+    pools = {n: ThreadPoolExecutor(max_workers=sshd.SWITCH_THREADS, thread_name_prefix=f"ssh-{n}")
+             for n in ("leaf1", "leaf2")}
+    sessions = {n: Session(SshProcess(), Switch(name=n, netns=f"tw.t.{n}", rundir=tmp_path), "admin", pools[n])
+                for n in pools}
+
+    async def run() -> str:
+        stuck = [asyncio.ensure_future(sessions["leaf1"].blocking(gate.wait))
+                 for _ in range(8 * sshd.SWITCH_THREADS)]
+        await asyncio.sleep(0.05)
+        answer = await asyncio.wait_for(sessions["leaf2"].blocking(lambda: threading.current_thread().name), 5)
+        gate.set()
+        await asyncio.gather(*stuck)
+        return answer
+
+    try:
+        assert asyncio.run(run()).startswith("ssh-leaf2")
+    finally:
+        gate.set()
+        for pool in pools.values():
+            pool.shutdown(wait=False)

@@ -26,8 +26,9 @@ import logging
 import socket
 import threading
 from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncssh
 
@@ -63,6 +64,8 @@ from twin.switch.tls import write_private
 from twin.switch.vtysh_guard import VTYSH_CONF, refusal, vtysh_conf
 
 log = logging.getLogger("twin.sshd")
+T = TypeVar("T")
+SWITCH_THREADS = 4       # a switch's sessions' blocking commands (show, config, sonic-cli) at once; made when needed
 MAX_FILTERED = 64 << 20  # output a command may give the shell's `|` filters, which need it whole
 MOTD = ("You are on\n"
         "  ____   ___  _   _ _  ____\n"
@@ -178,8 +181,9 @@ class EchoSwallow:
 class Session:
     """One SSH session on one switch."""
 
-    def __init__(self, process: Any, switch: Switch, user: str) -> None:
+    def __init__(self, process: Any, switch: Switch, user: str, pool: Executor | None = None) -> None:
         self.process, self.switch, self.user = process, switch, user
+        self.pool = pool   # the switch's own threads for blocking work (None: asyncio's shared ones)
         self.tty = process.get_terminal_type() is not None
         self.inbox = Inbox()
         self.view = SwitchView(switch.name, switch.rundir)
@@ -221,6 +225,12 @@ class Session:
                 self.process.stdout.write(out)
             if err:
                 self.process.stderr.write(err)
+
+    async def blocking(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` on the switch's own threads: a switch whose redis or FRR is slow (its `show`
+        commands waiting) holds its own sessions back, not other switches' (asyncio's shared pool
+        has 6 threads on 2 CPUs)."""
+        return await asyncio.get_running_loop().run_in_executor(self.pool, functools.partial(fn, *args))
 
     async def drained(self) -> None:
         """Until the client has taken what was written (SSH flow control): a command's output is read
@@ -285,7 +295,7 @@ class Session:
 
     async def line(self, line: str) -> None:
         if self.mode == "sonic-cli":
-            self.klish, output = await asyncio.to_thread(klish.handle, self.view, self.klish, line)
+            self.klish, output = await self.blocking(klish.handle, self.view, self.klish, line)
             self.status = self.show(output)
             if self.klish.left:
                 self.mode, self.klish = "shell", klish.Klish()
@@ -321,11 +331,11 @@ class Session:
         if isinstance(action, Text):
             output = action.output
         elif isinstance(action, Show):
-            output = await asyncio.to_thread(run_show, self.view, list(action.args))
+            output = await self.blocking(run_show, self.view, list(action.args))
         elif isinstance(action, Config):
             output = await self.config(action)
         elif isinstance(action, DbCli):
-            output = await asyncio.to_thread(self.db_cli, list(action.args))
+            output = await self.blocking(self.db_cli, list(action.args))
         elif isinstance(action, Run):
             output = await self.run_process(functools.partial(LocalProcess.start, action.argv, self.env()),
                                             capture, vtysh=action.vtysh)
@@ -352,7 +362,7 @@ class Session:
                 if item is Signal.BREAK and self.tty:
                     self.write("^C\n")
                 return Output(err="Aborted!\n", status=1)
-        return await asyncio.to_thread(config_cli.execute, self.view, request, self.user)
+        return await self.blocking(config_cli.execute, self.view, request, self.user)
 
     async def run_process(self, start: Callable[[], Any], capture: bool, vtysh: bool = False) -> Output:
         """Run a process to its end: its output shown (or kept, for filters), typed lines fed to it
@@ -436,11 +446,13 @@ def filtered(output: Output, filters: tuple[Filter, ...]) -> Output:
 
 
 def _handler(switch: Switch, username: str) -> Callable[[Any], Any]:
+    pool = ThreadPoolExecutor(max_workers=SWITCH_THREADS, thread_name_prefix=f"ssh-{switch.name}")
+
     async def handle(process: Any) -> None:
         if process.subsystem:   # sftp and the like: not on this switch
             process.exit(1)
             return
-        await Session(process, switch, username).run()
+        await Session(process, switch, username, pool).run()
 
     return handle
 
