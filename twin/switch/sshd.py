@@ -350,7 +350,11 @@ class Session:
         return {**CLEAN_ENV, "HOME": str(self.switch.rundir), "TERM": "dumb", "COLUMNS": "512"}
 
     def db_cli(self, args: list[str]) -> Output:
-        code, text = db_cli(SonicRedis(unix_socket=socket_path(self.switch.rundir)), args)
+        db = SonicRedis(unix_socket=socket_path(self.switch.rundir))
+        try:
+            code, text = db_cli(db, args)
+        finally:
+            db.close()   # its connection goes now, not when the collector finds it
         return Output(out=text) if code == 0 else Output(err=text, status=code)
 
     async def config(self, action: Config) -> Output:
