@@ -3,12 +3,15 @@ in place (the nftables table exists before `nft` returns), and says so when it c
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from twin.drills.faults.base import Fault
 from twin.drills.runner import Drill
 from twin.drills.schedule import Action
 from twin.model.drill import Step
+from twin.model.errors import DrillError
 
 
 class CutShortInjector:
@@ -37,6 +40,8 @@ def drill_with(injector: CutShortInjector) -> Drill:
     drill.notes = []
     drill._active = set()
     drill._injecting = set()
+    drill.scenario = SimpleNamespace(name="spine-silent")  # type: ignore[assignment]
+    drill.state = SimpleNamespace(lab="d")  # type: ignore[assignment]
     return drill
 
 
@@ -57,3 +62,26 @@ def test_an_inject_cut_short_that_cannot_be_restored_is_reported() -> None:
     drill._restore_all()
     assert len(drill.notes) == 1
     assert "spine-silent spine2 was cut short while being injected" in drill.notes[0]
+
+
+def test_a_signal_whose_restore_fails_marks_the_lab_and_says_what_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM (a KeyboardInterrupt here, twin.host.signals) mid-drill and the restore fails: the user is told,
+    and `twin status` says the lab is unhealthy."""
+    marked: list[str] = []
+    monkeypatch.setattr("twin.drills.runner.record_unrestored", lambda state, drill, why: marked.append(why))
+    drill = drill_with(CutShortInjector(restore_fails=True))
+    with pytest.raises(KeyboardInterrupt) as cut:
+        drill._do(Action(at=0.0, inject=True, index=0), set())
+    with pytest.raises(DrillError, match="interrupted, and spine-silent spine2 was cut short") as said:
+        drill._cut_short(cut.value)
+    assert "marked unhealthy" in str(said.value)
+    assert marked and "Error: No such file or directory" in marked[0]
+
+
+def test_a_signal_whose_restore_works_ends_as_the_signal() -> None:
+    injector = CutShortInjector()
+    drill = drill_with(injector)
+    with pytest.raises(KeyboardInterrupt) as cut:
+        drill._do(Action(at=0.0, inject=True, index=0), set())
+    drill._cut_short(cut.value)  # nothing raised here: the caller re-raises the interrupt
+    assert injector.in_place == set()

@@ -18,3 +18,9 @@ def record_lab_health(state: LabState, report: DrillReport, why: str) -> None:
     else:
         return
     save_state(state)
+
+
+def record_unrestored(state: LabState, drill: str, why: str) -> None:
+    """Mark the lab unhealthy after a drill that was cut short and could not take its faults back."""
+    state.unhealthy = f"drill {drill} could not restore the fabric: {why}"
+    save_state(state)

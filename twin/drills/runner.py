@@ -18,7 +18,7 @@ from twin.drills.assemble import assemble
 from twin.drills.faults.injector import Injector, check_tools
 from twin.drills.faults.registry import fault_kind
 from twin.drills.judge import judge
-from twin.drills.lab_health import record_lab_health
+from twin.drills.lab_health import record_lab_health, record_unrestored
 from twin.drills.observations import During, Observations, ProbeSpec
 from twin.drills.observe.counters import SpineCounters
 from twin.drills.observe.fibwatch import FibWatch
@@ -113,8 +113,8 @@ class Drill:
                 zero = time.time()
                 try:
                     during = self._execute(zero)
-                except BaseException:
-                    self._restore_all()
+                except BaseException as exc:
+                    self._cut_short(exc)
                     raise
                 restored, recovered_at, why = self._await_recovery()
                 self._wait(self.scenario.settle_ms / 1000)
@@ -143,8 +143,20 @@ class Drill:
             self.progress(f"{name}: snapshot")
             self.opt.at_moment(name)
 
-    def _restore_all(self) -> None:
-        """After an error or Ctrl-C mid-drill: take back every fault still in place, best effort."""
+    def _cut_short(self, exc: BaseException) -> None:
+        """An error or a signal (Ctrl-C, SIGTERM, SIGHUP: a KeyboardInterrupt) mid-drill: restore everything;
+        when a signal ended it and something could not be restored, mark the lab unhealthy and say what
+        (a DrillError, which the caller sees instead of the bare interrupt)."""
+        failed = self._restore_all()
+        if failed and isinstance(exc, KeyboardInterrupt):
+            why = "interrupted, and " + "; ".join(failed)
+            record_unrestored(self.state, self.scenario.name, why)
+            raise DrillError(f"the drill was {why}; the lab is marked unhealthy") from exc
+
+    def _restore_all(self) -> list[str]:
+        """After an error or Ctrl-C mid-drill: take back every fault still in place, best effort; what could
+        not be taken back (also in the notes)."""
+        before = len(self.notes)
         for index in sorted(self._active | self._injecting, reverse=True):
             fault = self.faults[index]
             try:
@@ -156,6 +168,7 @@ class Drill:
                     f"could not restore {fault.kind} {fault.target}: {exc}")
         self._active.clear()
         self._injecting.clear()
+        return self.notes[before:]
 
     def _wait(self, seconds: float, until: Callable[[], bool] | None = None) -> bool:
         """Watch for `seconds` (or until the condition holds); True if the condition was met."""
