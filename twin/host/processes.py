@@ -128,7 +128,8 @@ def stop_processes(pids: list[int], grace: float = STOP_GRACE_S) -> None:
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
-_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: a child between fork and exec must not load it
+# looked up here, once: a child between fork and exec (other threads may hold locks) only calls it
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl
 
 
 def dies_with_parent(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None]:
@@ -139,7 +140,7 @@ def dies_with_parent(sig: signal.Signals = signal.SIGKILL) -> Callable[[], None]
     parent = os.getpid()
 
     def preexec() -> None:
-        _LIBC.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        _PRCTL(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
         if os.getppid() != parent:  # the parent died before prctl took effect
             os.kill(os.getpid(), sig)
 
