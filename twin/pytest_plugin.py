@@ -94,8 +94,7 @@ def gnmi(twin_lab: TwinLab) -> Iterator[Callable[[str], Any]]:
     opened: list[Any] = []
 
     def connect(node: str) -> Any:
-        target = dict(twin_lab.gnmi_target(node))
-        client = gNMIclient(target=(target.pop("host"), target.pop("port")), **target)
+        client = gNMIclient(**twin_lab.gnmi_target(node))
         client.connect()
         opened.append(client)
         return client

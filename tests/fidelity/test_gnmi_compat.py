@@ -69,8 +69,7 @@ class Switch:
     def __init__(self, status: dict[str, Any], name: str) -> None:
         target = dict(next(n for n in status["nodes"] if n["name"] == name)["gnmi"])
         self.user, self.password = str(target["username"]), str(target["password"])
-        host = (target.pop("host"), target.pop("port"))
-        self.gc = gNMIclient(target=host, **target)
+        self.gc = gNMIclient(**target)
         self.gc.__enter__()
         self.stub: Any = self.gc._gNMIclient__stub
         self.dir = node_dir(status["lab"], name)

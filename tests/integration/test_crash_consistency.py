@@ -36,8 +36,7 @@ def lab() -> Iterator[dict[str, Any]]:
 
 def _client(lab: dict[str, Any]) -> gNMIclient:
     target = dict(next(n for n in lab["status"]["nodes"] if n["name"] == LEAF)["gnmi"])
-    host = (target.pop("host"), target.pop("port"))
-    return gNMIclient(target=host, gnmi_timeout=20, **target)
+    return gNMIclient(**target, gnmi_timeout=20)
 
 
 def _stream_sets(lab: dict[str, Any], stop: threading.Event, done: list[int]) -> None:

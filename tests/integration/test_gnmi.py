@@ -26,8 +26,7 @@ def lab() -> Iterator[dict[str, Any]]:
 def client(status: dict[str, Any], node: str, **override: Any) -> gNMIclient:
     target = dict(next(n for n in status["nodes"] if n["name"] == node)["gnmi"])
     target.update(override)
-    host = (target.pop("host"), target.pop("port"))
-    return gNMIclient(target=host, **target)
+    return gNMIclient(**target)
 
 
 def full_config(gc: gNMIclient) -> Any:

@@ -37,8 +37,7 @@ def lab() -> Iterator[dict[str, Any]]:
 
 def client(lab: dict[str, Any], node: str = NODE) -> gNMIclient:
     target = dict(next(n for n in lab["status"]["nodes"] if n["name"] == node)["gnmi"])
-    host = (target.pop("host"), target.pop("port"))
-    return gNMIclient(target=host, gnmi_timeout=20, **target)
+    return gNMIclient(**target, gnmi_timeout=20)
 
 
 def rundir(lab: dict[str, Any], node: str = NODE) -> Path:

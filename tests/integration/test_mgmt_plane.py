@@ -66,8 +66,7 @@ def gnmi_target(lab: dict[str, Any], node: str) -> list[str]:
 
 def client(lab: dict[str, Any], node: str) -> gNMIclient:
     target = dict(lab["gnmi"][node])
-    host = (target.pop("host"), target.pop("port"))
-    return gNMIclient(target=host, gnmi_timeout=10, **target)
+    return gNMIclient(**target, gnmi_timeout=10)
 
 
 def agent_files(lab: dict[str, Any]) -> int:

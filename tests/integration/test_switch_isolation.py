@@ -99,8 +99,7 @@ def ssh_run(lab: dict[str, Any], command: str, name: str = "leaf1") -> tuple[int
 
 def gnmi(lab: dict[str, Any], name: str) -> gNMIclient:
     target = dict(node(lab, name)["gnmi"])
-    host = (target.pop("host"), target.pop("port"))
-    return gNMIclient(target=host, gnmi_timeout=30, **target)
+    return gNMIclient(**target, gnmi_timeout=30)
 
 
 def oper_status(lab: dict[str, Any], name: str, port: str) -> str | None:

@@ -45,7 +45,8 @@ def test_a_lab_is_read_once_with_its_plan_settings_and_agent(run_root: Path) -> 
     lab = RunningLab.load("lab1")
     assert lab.name == "lab1" and lab.plan.node("leaf1").name == "leaf1"
     assert lab.settings.slo["spine-loss"].loss_ms == 50
-    assert lab.gnmi_target("leaf1") == {"host": lab.state.node("leaf1").mgmt, "port": 8080, "username": "admin",
+    mgmt = lab.state.node("leaf1").mgmt
+    assert lab.gnmi_target("leaf1") == {"target": [mgmt, 8080], "host": mgmt, "port": 8080, "username": "admin",
                                         "password": "pw", "skip_verify": True}
     assert lab.ssh_target("leaf1") == {"device_type": "linux", "host": lab.state.node("leaf1").mgmt, "port": 22,
                                        "username": "admin", "password": "pw"}
@@ -58,7 +59,8 @@ def test_a_lab_is_read_once_with_its_plan_settings_and_agent(run_root: Path) -> 
 def test_plaintext_agents_are_insecure_targets(run_root: Path) -> None:
     _write_lab(agent=AGENT.model_copy(update={"tls": False}))
     lab = RunningLab.load("lab1")
-    assert lab.gnmi_target("leaf1") == {"host": lab.state.node("leaf1").mgmt, "port": 8080, "username": "admin",
+    mgmt = lab.state.node("leaf1").mgmt
+    assert lab.gnmi_target("leaf1") == {"target": [mgmt, 8080], "host": mgmt, "port": 8080, "username": "admin",
                                         "password": "pw", "insecure": True}
 
 
@@ -81,3 +83,15 @@ def test_a_lab_that_never_came_up_reads_as_none(run_root: Path) -> None:
     assert RunningLab.read("nolab") is None
     with pytest.raises(TwinError, match="is not running"):
         RunningLab.load("nolab")
+
+
+def test_the_gnmi_block_is_what_gnmiclient_takes(run_root: Path) -> None:
+    """`gNMIclient(**g)` with the block as `twin status --json` prints it ("missing target" before)."""
+    from pygnmi.client import gNMIclient
+
+    _write_lab(agent=AGENT)
+    target = RunningLab.load("lab1").gnmi_target("leaf1")
+    assert target is not None
+    client = gNMIclient(**target)   # builds the client; connecting is the integration tier's
+    assert list(client._gNMIclient__target) == [target["host"], 8080]
+

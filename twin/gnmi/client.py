@@ -30,9 +30,8 @@ class SwitchClient:
 
     def __init__(self, name: str, target: dict[str, Any], timeout: float = 10) -> None:
         self.name = name
-        opts = dict(target)
-        self._addr = (opts.pop("host"), opts.pop("port"))
-        self._opts = opts
+        self._addr = (target["host"], target["port"])
+        self._opts = {k: v for k, v in target.items() if k not in ("target", "host", "port")}
         self._timeout = timeout
         self._gc: Any = None
 

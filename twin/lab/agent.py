@@ -197,12 +197,14 @@ def ssh_target(agent: AgentSettings | None, state: LabState, node: str) -> dict[
 
 
 def gnmi_target(agent: AgentSettings | None, state: LabState, node: str) -> dict[str, Any] | None:
-    """Keyword arguments for pygnmi's gNMIclient, or None for nodes without an agent."""
+    """Keyword arguments for pygnmi's gNMIclient (`gNMIclient(**target)`: `target` is its (host, port)),
+    with `host` and `port` on their own too (DESIGN §4); None for nodes without an agent."""
     doc = served(agent, state, node)
     if doc is None:
         return None
-    target: dict[str, Any] = {"host": state.node(node).mgmt, "port": doc.port, "username": doc.username,
-                              "password": doc.password}
+    host = state.node(node).mgmt
+    target: dict[str, Any] = {"target": [host, doc.port], "host": host, "port": doc.port,
+                              "username": doc.username, "password": doc.password}
     if doc.tls:
         target["skip_verify"] = True
     else:
