@@ -3,7 +3,6 @@ the command that started them (`dies_with_parent`)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
@@ -35,10 +34,15 @@ def test_a_process_naming_a_file_of_the_folder_or_working_in_it_is_found(tmp_pat
     elsewhere = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(other / "spec.json")],
                                  cwd=other)
     try:
-        found = processes_using(lab)
+        # another process's view (this test's children are the caller's own, which it never ends)
+        out = subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; "
+                              "from twin.host.processes import processes_using; "
+                              "print(*processes_using(Path(sys.argv[1])))", str(lab)],
+                             capture_output=True, text=True, check=True).stdout
+        found = [int(p) for p in out.split()]
         assert named.pid in found and working.pid in found
         assert elsewhere.pid not in found
-        assert os.getpid() not in found  # never the caller (nor its parents)
+        assert processes_using(lab) == []  # never the caller, its parents or its own children
     finally:
         for p in (named, working, elsewhere):
             p.kill()

@@ -161,9 +161,11 @@ def _ancestors(pid: int, proc: Path) -> set[int]:
 def processes_using(folder: Path, proc: Path = PROC) -> list[int]:
     """Processes working in `folder` or naming a path under it on their command line (a lab's helpers
     that live in the host's namespaces, such as a drill's probe, which `ip netns pids` does not list);
-    never this process or its ancestors."""
+    never this process, its ancestors or its own children (`twin up`'s preloaded agent names the folder
+    while `up` clears what a crashed earlier `up` left)."""
     root = str(folder).rstrip("/")
-    mine = _ancestors(os.getpid(), proc)
+    me = os.getpid()
+    mine = _ancestors(me, proc)
     found = []
     for entry in proc.iterdir():
         if not entry.name.isdigit() or int(entry.name) in mine:
@@ -177,6 +179,6 @@ def processes_using(folder: Path, proc: Path = PROC) -> list[int]:
         except OSError:
             continue
         named = any(a == root.encode() or a.startswith(root.encode() + b"/") for a in args)
-        if named or cwd == root or cwd.startswith(root + "/"):
+        if (named or cwd == root or cwd.startswith(root + "/")) and me not in _ancestors(int(entry.name), proc):
             found.append(int(entry.name))
     return sorted(found)
