@@ -56,7 +56,7 @@ os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 from pygnmi.client import gNMIclient  # noqa: E402
 
 from twin.gnmi.client import SwitchClient  # noqa: E402
-from twin.switch.frr_vty import Vty  # noqa: E402
+from twin.switch.frr.frr_vty import Vty  # noqa: E402
 
 RUN = Path(os.environ.get("TWIN_RUN_DIR", "/run/twin"))
 PARTS = ("push", "get", "on_change", "cpu", "load", "streams")

@@ -47,7 +47,7 @@ from twin.lab.running import RunningLab  # noqa: E402
 from twin.model.drill import Step  # noqa: E402
 from twin.model.state import LabState  # noqa: E402
 from twin.runtime.registry import runtime_of  # noqa: E402
-from twin.switch.frr_daemons import vtysh  # noqa: E402
+from twin.switch.frr.frr_daemons import vtysh  # noqa: E402
 
 TWIN = [sys.executable, "-m", "twin"]
 FRR = ("bgpd", "zebra", "bfdd")

@@ -28,9 +28,9 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from twin.switch import netlink  # noqa: E402
-from twin.switch.frr_vty import Vty  # noqa: E402
-from twin.switch.sonic_redis import SonicRedis  # noqa: E402
+from twin.switch.frr.frr_vty import Vty  # noqa: E402
+from twin.switch.redis.sonic_redis import SonicRedis  # noqa: E402
+from twin.switch.state import netlink  # noqa: E402
 
 TWIN = [sys.executable, "-m", "twin"]
 

@@ -42,7 +42,7 @@ else
 fi
 # twin's FRR runs beside a host FRR (Debian's frr service) without touching it: every switch's daemons
 # run in the switch's network namespace with their own pid files, vty sockets, zserv socket and logs
-# in the lab's run directory (twin/switch/frr_daemons.py), and twin stops only processes it started.
+# in the lab's run directory (twin/switch/frr/frr_daemons.py), and twin stops only processes it started.
 if pgrep -x zebra -a 2>/dev/null | grep -qv -- "--vty_socket"; then
   say "a host FRR is running (zebra outside twin's labs); twin leaves it alone and runs beside it"
 fi

@@ -20,8 +20,8 @@ from pygnmi.client import gNMIclient
 from twin.checks.collect_frr import frr_config_facts
 from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab
-from twin.switch.frr_drift import describe, drift
-from twin.switch.leftover_writers import leftover_writers
+from twin.switch.frr.frr_drift import describe, drift
+from twin.switch.frr.leftover_writers import leftover_writers
 
 CONFIG = "/sonic-db:CONFIG_DB/localhost/"
 LEAF, NEIGHBOR, IP, PORT = "leaf1", "default|10.0.0.64", "10.0.0.64", "Ethernet0"

@@ -167,7 +167,7 @@ def test_bfdd_started_once_bgp_was_up_and_no_bfd_session_flapped(default_lab: st
 
 
 def test_no_frr_daemon_refused_a_line_of_its_config(default_lab: str) -> None:
-    """Each daemon starts with its own part of the switch's frr.conf (twin.switch.frr_split): a line
+    """Each daemon starts with its own part of the switch's frr.conf (twin.switch.frr.frr_split): a line
     given to a daemon that does not know it is logged as "No such command" (bgpd was given zebra's
     `set src`); vtysh, loading frr.conf on SONiC, sends each line only to the daemons that know it."""
     for rundir in sorted(p for p in (lab_dir(default_lab) / "nodes").iterdir() if (p / "bgpd.conf").exists()):

@@ -1,4 +1,4 @@
-"""twin.switch.frr_split against FRR itself: each route-map line twin knows goes to the daemons that
+"""twin.switch.frr.frr_split against FRR itself: each route-map line twin knows goes to the daemons that
 vtysh sends it to, read back from a real zebra's and bgpd's running-config."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from labtools import unique
 
 from twin.host.processes import stop_processes
-from twin.switch.frr_daemons import FRR_BIN, daemon_command, vtysh, wait_for_sockets
-from twin.switch.frr_split import ROUTE_MAP_LINES, route_map_owners
+from twin.switch.frr.frr_daemons import FRR_BIN, daemon_command, vtysh, wait_for_sockets
+from twin.switch.frr.frr_split import ROUTE_MAP_LINES, route_map_owners
 
 # One line for each entry of ROUTE_MAP_LINES (the test below checks none is missing)
 SAMPLES = [

@@ -22,11 +22,11 @@ import redis
 from labtools import private_redis
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.redis.sonic_redis import SonicRedis
 from twin.switch.sonic_gnmi.golang import go_duration, go_json
 from twin.switch.sonic_gnmi.legacy import LegacyClient
 from twin.switch.sonic_gnmi.status import GnmiStatus
 from twin.switch.sonic_gnmi.stream import Fatal, Sink
-from twin.switch.sonic_redis import SonicRedis
 
 pytestmark = pytest.mark.needs_redis
 

@@ -11,7 +11,7 @@ import grpc
 import pytest
 from labtools import netns_exec, running_lab, twin, twin_json, until
 
-from twin.switch.gnoi_pb.system import system_pb2, system_pb2_grpc
+from twin.switch.gnoi.gnoi_pb.system import system_pb2, system_pb2_grpc
 
 SAVED, UNSAVED = "10.98.98.1", "10.99.99.1"
 

@@ -120,7 +120,7 @@ def test_a_connection_flood_from_a_server_is_limited_and_closed(lab: dict[str, A
     proc = flood(lab, "server1", "halfopen", "--host", g["host"], "--port", str(g["port"]), "--count", "2000",
                  "--hold", "25")
     opened = first_line(proc)["opened"]
-    assert 0 < opened < 1000  # one address's new connections are rate-limited (twin.switch.mgmt_nft)
+    assert 0 < opened < 1000  # one address's new connections are rate-limited (twin.switch.access.mgmt_nft)
     with client(lab, "leaf1") as gc:  # the host's own connection still gets in, and answers
         gc.get(path=[DEVICE_METADATA], encoding="json_ietf")
     assert until(lambda: agent_files(lab) < before + 20, timeout=20), agent_files(lab)  # 10 s handshake limit

@@ -25,10 +25,10 @@ from twin.gnmi.client import SwitchClient
 from twin.stages.configdb import ConfigDb
 from twin.stages.lab_file import load_lab
 from twin.stages.render.config_db import build_config_db
+from twin.switch.config.yang_check import YangCheck
+from twin.switch.redis.sonic_redis import SonicRedis
 from twin.switch.sonic_endpoint import SonicEndpoint
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
-from twin.switch.sonic_redis import SonicRedis
-from twin.switch.yang_check import YangCheck
 
 pytestmark = pytest.mark.needs_redis  # skipped with the reason by the conftest when redis-server is absent
 

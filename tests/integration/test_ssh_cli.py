@@ -18,8 +18,8 @@ import pytest
 from labtools import running_lab, twin, twin_json, until
 
 from twin.stages.configdb import ConfigDb
-from twin.switch.redis_server import socket_path
-from twin.switch.sonic_redis import SonicRedis
+from twin.switch.redis.redis_server import socket_path
+from twin.switch.redis.sonic_redis import SonicRedis
 
 MINI = "tests/integration/data/mini.yaml"
 

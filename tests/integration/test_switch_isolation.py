@@ -27,7 +27,7 @@ import redis
 from labtools import netns_exec, running_lab, twin_json, until
 from pygnmi.client import gNMIclient
 
-from twin.switch.redis_server import socket_path
+from twin.switch.redis.redis_server import socket_path
 
 pytestmark = pytest.mark.needs_root
 

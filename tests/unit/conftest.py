@@ -10,7 +10,7 @@ from configdb_edits import LEAF1
 
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
-from twin.switch import frr_daemons
+from twin.switch.frr import frr_daemons
 
 
 @pytest.fixture(scope="module")

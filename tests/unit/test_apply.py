@@ -15,8 +15,8 @@ from configdb_edits import set_at as _set
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
 from twin.stages.render.frr import render_frr
-from twin.switch.apply import frr_lines
-from twin.switch.kernel import kernel_changes
+from twin.switch.config.apply import frr_lines
+from twin.switch.config.kernel import kernel_changes
 
 NB = "default|10.0.0.64"
 AF = "default|ipv4_unicast"

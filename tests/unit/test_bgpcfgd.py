@@ -21,7 +21,7 @@ from twin.stages.configdb import ConfigDb
 from twin.stages.render import bgpcfgd
 from twin.stages.render.frr import render_frr
 from twin.stages.render.frr_differences import FRR_DIFFERENCES, adapt
-from twin.switch.apply import frr_lines
+from twin.switch.config.apply import frr_lines
 
 CATALOG = Path(__file__).resolve().parents[1] / "fidelity" / "catalog"
 ASN = "65101"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from twin.stages.configdb import ConfigDb
-from twin.switch.cfgmgr import ConfigDaemon
+from twin.switch.config.cfgmgr import ConfigDaemon
 
 BOOT: ConfigDb = {
     "PORT": {"Ethernet0": {"admin_status": "up", "mtu": "9100"}, "Ethernet8": {"admin_status": "up", "mtu": "9100"}},

@@ -26,7 +26,7 @@ from twin.runtime.clab.topology import FRR_INIT, clab_topology, daemons_file, de
 from twin.stages.lab_file import load_lab
 from twin.stages.load.clab_import import sonic_iface
 from twin.stages.render.config_db import build_config_db, dumps
-from twin.switch.frr_daemons import parse_daemons_file
+from twin.switch.frr.frr_daemons import parse_daemons_file
 
 REPO = Path(__file__).resolve().parents[2]
 LABS = ["default", "rail"]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from twin.model.errors import RuntimeBackendError
-from twin.switch import frr_daemons
-from twin.switch.frr_daemons import (
+from twin.switch.frr import frr_daemons
+from twin.switch.frr.frr_daemons import (
     bgp_established,
     daemon_command,
     launch_later,
@@ -19,7 +19,7 @@ from twin.switch.frr_daemons import (
     switch_daemons,
     vtysh,
 )
-from twin.switch.frr_split import per_daemon_configs, route_map_owners
+from twin.switch.frr.frr_split import per_daemon_configs, route_map_owners
 
 FRR01 = Path(__file__).resolve().parents[2] / "topologies" / "frr01"
 

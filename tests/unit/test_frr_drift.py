@@ -1,7 +1,7 @@
-"""FRR's running config against what CONFIG_DB renders (twin.switch.frr_drift), the frr-config check
+"""FRR's running config against what CONFIG_DB renders (twin.switch.frr.frr_drift), the frr-config check
 that judges it (twin.checks.frr_config), the kernel read back in CONFIG_DB's words
-(twin.switch.kernel_state), and a config daemon that reconciles from what the switch runs instead
-of what programmed.json says (twin.switch.cfgmgr).
+(twin.switch.config.kernel_state), and a config daemon that reconciles from what the switch runs instead
+of what programmed.json says (twin.switch.config.cfgmgr).
 
 The running configs in data/frr_drift are FRR 8.4's own output (each daemon's `show running-config`
 on a mini lab's leaf1) for the CONFIG_DBs beside them, in SONiC's two dialects."""
@@ -18,12 +18,12 @@ import pytest
 from twin.checks.frr_config import FrrConfigInput, FrrRunsConfigDb
 from twin.stages.configdb import ConfigDb
 from twin.stages.render.frr import render_frr
-from twin.switch import cfgmgr
-from twin.switch.cfgmgr import ConfigDaemon
-from twin.switch.frr_drift import Drift, canonical, converge_lines, describe, drift, parse
-from twin.switch.kernel import kernel_changes
-from twin.switch.kernel_state import observed
-from twin.switch.leftover_writers import is_writer
+from twin.switch.config import cfgmgr
+from twin.switch.config.cfgmgr import ConfigDaemon
+from twin.switch.config.kernel import kernel_changes
+from twin.switch.config.kernel_state import observed
+from twin.switch.frr.frr_drift import Drift, canonical, converge_lines, describe, drift, parse
+from twin.switch.frr.leftover_writers import is_writer
 
 DATA = Path(__file__).parent / "data" / "frr_drift"
 NEIGHBOR = " neighbor 10.0.0.64 description spine1\n"

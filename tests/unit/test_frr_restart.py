@@ -1,4 +1,4 @@
-"""`twin frr restart`'s core (twin.switch.frr_restart) without a lab: what it stops, what it loads,
+"""`twin frr restart`'s core (twin.switch.restart.frr_restart) without a lab: what it stops, what it loads,
 and starting over when the config daemon programs a change while FRR restarts."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 
 from twin.host.processes import Proc
 from twin.model.errors import RuntimeBackendError
-from twin.switch import frr_restart
-from twin.switch.frr_restart import frr_processes, programmed_config, restart_frr
+from twin.switch.restart import frr_restart
+from twin.switch.restart.frr_restart import frr_processes, programmed_config, restart_frr
 
 
 def _config(asn: str) -> dict[str, dict[str, dict[str, str]]]:

@@ -10,7 +10,7 @@ from typing import Any
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2
 
-from twin.switch.redis_budget import ClientsExhausted
+from twin.switch.redis.redis_budget import ClientsExhausted
 from twin.switch.sonic_gnmi.legacy import LegacyClient
 from twin.switch.sonic_gnmi.native import NativeClient
 from twin.switch.sonic_gnmi.status import GnmiStatus

@@ -13,10 +13,10 @@ from typing import Any, ClassVar
 import grpc
 import pytest
 
-from twin.switch.gnoi import add_system_servicer
-from twin.switch.gnoi_pb.system import system_pb2, system_pb2_grpc
-from twin.switch.gnoi_pb.types import types_pb2
-from twin.switch.reboot import RebootInProgress, RebootState, SwitchReboot
+from twin.switch.gnoi.gnoi_pb.system import system_pb2, system_pb2_grpc
+from twin.switch.gnoi.gnoi_pb.types import types_pb2
+from twin.switch.gnoi.system import add_system_servicer
+from twin.switch.restart.reboot import RebootInProgress, RebootState, SwitchReboot
 
 AUTH = (("username", "admin"), ("password", "YourPaSsWoRd"))
 

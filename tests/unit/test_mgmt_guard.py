@@ -1,7 +1,7 @@
 """A switch's management plane that a client cannot lock (issue 36): failed logins slowed per client
-address (twin.switch.login_throttle), calls capped per switch and per client (twin.switch.call_gate),
-every gRPC call judged from its metadata before it takes a thread (twin.switch.grpc_guard), and
-SSH's MaxStartups (twin.switch.ssh_logins).
+address (twin.switch.access.login_throttle), calls capped per switch and per client (twin.switch.access.call_gate),
+every gRPC call judged from its metadata before it takes a thread (twin.switch.access.grpc_guard), and
+SSH's MaxStartups (twin.switch.cli.ssh_logins).
 
 The gRPC cases run a local server with the guard, reached from two client addresses (127.0.0.1 and
 ::1), so one address's flood can be told from another's calls.
@@ -19,13 +19,13 @@ import grpc
 import pytest
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
-from twin.switch import grpc_peer
-from twin.switch.call_gate import CallGate, Outcome
-from twin.switch.gnoi import add_system_servicer
-from twin.switch.gnoi_pb.system import system_pb2, system_pb2_grpc
-from twin.switch.grpc_guard import GuardInterceptor, guarded_server, server_options
-from twin.switch.login_throttle import LoginThrottle, client_host
-from twin.switch.ssh_logins import MaxStartups, SshLogins
+from twin.switch.access import grpc_peer
+from twin.switch.access.call_gate import CallGate, Outcome
+from twin.switch.access.grpc_guard import GuardInterceptor, guarded_server, server_options
+from twin.switch.access.login_throttle import LoginThrottle, client_host
+from twin.switch.cli.ssh_logins import MaxStartups, SshLogins
+from twin.switch.gnoi.gnoi_pb.system import system_pb2, system_pb2_grpc
+from twin.switch.gnoi.system import add_system_servicer
 
 AUTH = (("username", "admin"), ("password", "pw"))
 WRONG = (("username", "admin"), ("password", "nope"))

@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from twin.switch.redis_budget import IDLE_KEEP, BudgetPool, ClientsExhausted, ConnectionBudget
-from twin.switch.sonic_redis import SonicRedis
+from twin.switch.redis.redis_budget import IDLE_KEEP, BudgetPool, ClientsExhausted, ConnectionBudget
+from twin.switch.redis.sonic_redis import SonicRedis
 
 
 class FakeConnection:

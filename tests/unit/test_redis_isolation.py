@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from twin.switch import switchd
-from twin.switch.serial_writer import SerialWriter
-from twin.switch.switchd import MAX_BACKLOG, StateLoop
+from twin.switch.state import switchd
+from twin.switch.state.serial_writer import SerialWriter
+from twin.switch.state.switchd import MAX_BACKLOG, StateLoop
 
 WAIT_S = 10   # generous: these wait for events, they time nothing
 

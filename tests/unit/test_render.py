@@ -17,7 +17,7 @@ from twin.stages.plan import plan_topology
 from twin.stages.render.config_db import build_config_db
 from twin.stages.render.frr import render_frr
 from twin.stages.render.sonic_templates import find_templates
-from twin.switch.kernel import kernel_lines
+from twin.switch.config.kernel import kernel_lines
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "topologies"
 ConfigDb = dict[str, dict[str, Any]]

@@ -1,4 +1,4 @@
-"""twin.switch.rtnl decodes what pyroute2 decodes: messages encoded by pyroute2, read by both."""
+"""twin.switch.state.rtnl decodes what pyroute2 decodes: messages encoded by pyroute2, read by both."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
 from pyroute2.netlink.rtnl.marshal import MarshalRtnl
 from pyroute2.netlink.rtnl.rtmsg import rtmsg
 
-from twin.switch import rtnl
-from twin.switch.producers import counter_row, route_row
+from twin.switch.state import rtnl
+from twin.switch.state.producers import counter_row, route_row
 
 IFNAMES = {i: f"Ethernet{4 * i}" for i in range(1, 80)}
 

@@ -8,7 +8,7 @@ import pytest
 
 from twin.gnmi.push import with_sonic_tables
 from twin.stages.configdb import ConfigDb
-from twin.switch.sonic_redis import (
+from twin.switch.redis.sonic_redis import (
     DATABASES,
     ConfigWrite,
     config_write,

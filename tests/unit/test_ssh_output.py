@@ -8,9 +8,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from twin.switch import sshd
-from twin.switch.shell import Switch
-from twin.switch.sshd import Session
+from twin.switch.cli import sshd
+from twin.switch.cli.shell import Switch
+from twin.switch.cli.sshd import Session
 
 CHUNK = b"x" * 65536
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
 
-from twin.switch import netlink
-from twin.switch.logwatch import LogWatch
-from twin.switch.producers import Batch, SwitchProducers, TableWriter
-from twin.switch.serial_writer import SerialWriter
-from twin.switch.switchd import MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
+from twin.switch.state import netlink
+from twin.switch.state.logwatch import LogWatch
+from twin.switch.state.producers import Batch, SwitchProducers, TableWriter
+from twin.switch.state.serial_writer import SerialWriter
+from twin.switch.state.switchd import MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
 
 
 class FakeProducers:

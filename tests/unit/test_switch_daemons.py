@@ -7,9 +7,12 @@ from typing import Any
 
 import pytest
 
-from twin.switch.cfgmgr import keyspace_key
-from twin.switch.kernel import kernel_changes, kernel_lines
-from twin.switch.producers import (
+from twin.switch.cli.sonic_cli import format_reply, tool_argv
+from twin.switch.config.cfgmgr import keyspace_key
+from twin.switch.config.kernel import kernel_changes, kernel_lines
+from twin.switch.redis.redis_server import database_config, redis_argv
+from twin.switch.redis.sonic_redis import as_stored
+from twin.switch.state.producers import (
     bfd_rows,
     neigh_rows,
     port_oid,
@@ -17,9 +20,6 @@ from twin.switch.producers import (
     route_key,
     route_row,
 )
-from twin.switch.redis_server import database_config, redis_argv
-from twin.switch.sonic_cli import format_reply, tool_argv
-from twin.switch.sonic_redis import as_stored
 
 # -- kernel (portmgrd, intfmgrd, vlanmgrd) ------------------------------------------------------
 

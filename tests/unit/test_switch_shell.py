@@ -16,15 +16,16 @@ from typing import Any
 import pytest
 
 from twin.stages.configdb import ConfigDb
-from twin.switch import cli_paths, config_cli, klish, show_cli
-from twin.switch.cli_argv import ArgvRefused, ip_argv, parse_redis_cli, ping_argv, traceroute_argv
-from twin.switch.cli_filters import Filter, FilterError, parse_filter
-from twin.switch.cli_output import Output
-from twin.switch.cli_paths import PathRefused, switch_file
-from twin.switch.cli_words import Op, pipeline, tokenize
-from twin.switch.config_cli import ConfigRequest, parse_config
-from twin.switch.redis_guard import redis_refusal
-from twin.switch.shell import (
+from twin.switch.access.tls import write_private
+from twin.switch.cli import cli_paths, config_cli, klish, show_cli
+from twin.switch.cli.cli_argv import ArgvRefused, ip_argv, parse_redis_cli, ping_argv, traceroute_argv
+from twin.switch.cli.cli_filters import Filter, FilterError, parse_filter
+from twin.switch.cli.cli_output import Output
+from twin.switch.cli.cli_paths import PathRefused, switch_file
+from twin.switch.cli.cli_words import Op, pipeline, tokenize
+from twin.switch.cli.config_cli import ConfigRequest, parse_config
+from twin.switch.cli.redis_guard import redis_refusal
+from twin.switch.cli.shell import (
     Config,
     DbCli,
     Enter,
@@ -38,11 +39,10 @@ from twin.switch.shell import (
     translate,
     translate_redis,
 )
-from twin.switch.show_format import bgp_summary, ip_routes, simple_table
-from twin.switch.sonic_redis import as_stored
-from twin.switch.sshd import EchoSwallow, filtered
-from twin.switch.tls import write_private
-from twin.switch.vtysh_guard import VtyshRefused, parse_vtysh, refusal
+from twin.switch.cli.show_format import bgp_summary, ip_routes, simple_table
+from twin.switch.cli.sshd import EchoSwallow, filtered
+from twin.switch.cli.vtysh_guard import VtyshRefused, parse_vtysh, refusal
+from twin.switch.redis.sonic_redis import as_stored
 
 RUNDIR = Path("/run/twin/lab/nodes/leaf1")
 NS = "tw.lab.leaf1"
@@ -548,7 +548,7 @@ def test_show_reads_frr_the_way_sonic_does(tmp_path: Path) -> None:
     assert unknown.status == 2 and "Error: No such command 'frobnicate'." in unknown.err
     assert show_cli.run_show(fake, ["vlan", "brief"]).status == 1
     # a newline smuggled into an argument never becomes a second FRR line
-    from twin.switch.switch_view import SwitchView
+    from twin.switch.cli.switch_view import SwitchView
 
     view = SwitchView("leaf1", tmp_path)
     injected = show_cli.run_show(view, ["ip", "route", "10.0.0.0/8\nlog file /tmp/pwned"])

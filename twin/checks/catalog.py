@@ -31,7 +31,7 @@ from twin.checks.reachability import PingInput, ServerReachability
 from twin.host import userfile
 from twin.model.config_db import ConfigDb
 from twin.model.plan import NodePlan, Plan
-from twin.switch.frr_daemons import parse_daemons_file
+from twin.switch.frr.frr_daemons import parse_daemons_file
 
 
 def expected_sessions(plan: Plan) -> dict[str, dict[str, str]]:

@@ -9,9 +9,9 @@ from twin.host.rundir import node_dir
 from twin.kinds.sonic_vs import is_sonic_image
 from twin.lab.running import RunningLab
 from twin.stages.render.frr import render_frr
-from twin.switch.frr_vty import running_config
-from twin.switch.redis_server import socket_path
-from twin.switch.sonic_redis import SonicRedis, as_stored
+from twin.switch.frr.frr_vty import running_config
+from twin.switch.redis.redis_server import socket_path
+from twin.switch.redis.sonic_redis import SonicRedis, as_stored
 
 
 def frr_config_facts(lab: RunningLab, node: str) -> dict[str, Any]:

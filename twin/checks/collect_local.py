@@ -21,10 +21,10 @@ from twin.host.shell import netns_argv, run
 from twin.lab.running import RunningLab
 from twin.model.errors import TwinError
 from twin.model.state import LabState
-from twin.switch import netlink
-from twin.switch.frr_vty import ask_json
-from twin.switch.producers import PROTOCOLS, RT_TABLE_MAIN
-from twin.switch.statedb import SwitchState
+from twin.switch.frr.frr_vty import ask_json
+from twin.switch.state import netlink
+from twin.switch.state.producers import PROTOCOLS, RT_TABLE_MAIN
+from twin.switch.state.statedb import SwitchState
 
 WORKERS = 8
 # (lab, node, the check's argument for the node, the host's process table when a check reads daemons)

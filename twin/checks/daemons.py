@@ -4,7 +4,7 @@ A switch whose bgpd died shows it only indirectly elsewhere (sessions down, rout
 dead agent not at all to checks that read the kernel and FRR directly. These checks name them:
 "leaf1: bgpd not running (pid 1234 gone)", "lab1: gNMI agent not running (pid 4321 gone)".
 
-What a node should run comes from the plan, as the runtime started it (twin.switch.frr_daemons:
+What a node should run comes from the plan, as the runtime started it (twin.switch.frr.frr_daemons:
 node_daemons, without daemons this machine cannot run), plus the switch's redis-server on the
 runtimes where twin starts it. What runs comes from the node's pid files (FRR's `<daemon>.pid`,
 `redis.pid`) and the processes in its namespace (twin.checks.collect_processes): a pid file holds
@@ -22,7 +22,7 @@ from twin.lab.running import RunningLab
 from twin.model.plan import NodePlan, Plan
 from twin.model.results import ItemResult
 from twin.model.state import LabState
-from twin.switch.frr_daemons import node_daemons, split_supported
+from twin.switch.frr.frr_daemons import node_daemons, split_supported
 
 REDIS = "redis-server"
 PIDFILE = {REDIS: "redis"}            # process name -> pid file stem, where they differ

@@ -1,5 +1,5 @@
 """Every switch's FRR runs what its CONFIG_DB renders: no line missing, none beyond it
-(twin.switch.frr_drift), each difference named in CONFIG_DB's words where a field renders it,
+(twin.switch.frr.frr_drift), each difference named in CONFIG_DB's words where a field renders it,
 e.g. "BGP_NEIGHBOR|default|10.0.0.64 admin_status=down but FRR has no 'neighbor 10.0.0.64 shutdown'".
 
 The collector (twin.checks.collect_frr) reads, per switch and at one moment, CONFIG_DB, what it
@@ -12,7 +12,7 @@ from typing import Any
 
 from twin.checks.base import Check, CheckInput, Outputs
 from twin.model.results import ItemResult
-from twin.switch.frr_drift import describe, drift
+from twin.switch.frr.frr_drift import describe, drift
 
 SHOWN = 20  # differences listed per switch; the rest are counted
 

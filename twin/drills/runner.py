@@ -32,7 +32,7 @@ from twin.lab.running import RunningLab
 from twin.model.drill import DrillReport, Scenario, Slo
 from twin.model.errors import DrillError
 from twin.runtime.registry import Runtime
-from twin.switch.frr_daemons import EVENT_LOG
+from twin.switch.frr.frr_daemons import EVENT_LOG
 
 Progress = Callable[[str], None]
 # Told "before" (probe running, fabric at baseline), "during" (the untimed faults in place and the fabric

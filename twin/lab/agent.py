@@ -17,8 +17,8 @@ from twin.model.errors import RuntimeBackendError
 from twin.model.lab import GnmiSettings
 from twin.model.plan import Plan
 from twin.model.state import LabState
+from twin.switch.access.tls import make_cert, write_private
 from twin.switch.agent_progress import LAUNCHED, PROGRESS
-from twin.switch.tls import make_cert, write_private
 
 # How long a starting agent may go without progress before it is judged stuck: progress is one more
 # switch set up (agent.progress), or any CPU time spent (its imports alone take minutes when it starts

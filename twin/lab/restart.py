@@ -1,4 +1,4 @@
-"""`twin frr restart SWITCH`: restart one switch of a running lab's FRR (twin.switch.frr_restart),
+"""`twin frr restart SWITCH`: restart one switch of a running lab's FRR (twin.switch.restart.frr_restart),
 its daemons launched the way the lab's runtime launches them."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from twin.lab.running import RunningLab
 from twin.model.errors import TwinError
 from twin.model.state import LabState
 from twin.runtime.registry import runtime_of
-from twin.switch.frr_daemons import daemon_env, node_daemons
-from twin.switch.frr_restart import FrrRestart, restart_frr
-from twin.switch.reboot import Launch
+from twin.switch.frr.frr_daemons import daemon_env, node_daemons
+from twin.switch.restart.frr_restart import FrrRestart, restart_frr
+from twin.switch.restart.reboot import Launch
 
 MEMORY_ENV = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX")  # what daemon_env sets for FRR
 

@@ -62,9 +62,9 @@ from twin.runtime.wiring import (
 )
 from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
-from twin.switch import redis_server
-from twin.switch.cfgmgr import PROGRAMMED
-from twin.switch.frr_daemons import (
+from twin.switch.config.cfgmgr import PROGRAMMED
+from twin.switch.config.kernel import kernel_lines
+from twin.switch.frr.frr_daemons import (
     FrrBoot,
     launch_frr,
     launch_later,
@@ -73,8 +73,8 @@ from twin.switch.frr_daemons import (
     prepare_boot,
     wait_bgp_established,
 )
-from twin.switch.kernel import kernel_lines
-from twin.switch.sonic_redis import as_stored
+from twin.switch.redis import redis_server
+from twin.switch.redis.sonic_redis import as_stored
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from twin.model.state import LabState
 from twin.runtime.image import ImageSpec, ensure_image
 from twin.runtime.protocol import ProgressFn
 from twin.runtime.wiring import node_netns, set_link_state
-from twin.switch.frr_daemons import vtysh
-from twin.switch.sonic_cli import tool_argv
+from twin.switch.cli.sonic_cli import tool_argv
+from twin.switch.frr.frr_daemons import vtysh
 
 
 def docker_labs() -> list[str]:

@@ -1,6 +1,6 @@
 """The folders FRR's daemons make in FRR's own run directory, removed when their lab goes down.
 
-twin starts every switch's daemons with a pathspace (`-N tw_<lab>_<node>`, twin.switch.frr_daemons),
+twin starts every switch's daemons with a pathspace (`-N tw_<lab>_<node>`, twin.switch.frr.frr_daemons),
 so nothing of theirs can meet a host FRR's files: with it, what FRR places by default (bfdd's
 control socket, for one) goes to /var/run/frr/tw_<lab>_<node>/ instead of /var/run/frr/, where the
 host's FRR keeps its own. FRR makes that folder whatever else is given on its command line and

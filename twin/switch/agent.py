@@ -22,24 +22,25 @@ import grpc
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from twin.model.agent import AgentSettings, AgentSwitch
-from twin.switch import mgmt_nft, sshd
+from twin.switch.access import mgmt_nft
+from twin.switch.access.grpc_guard import guarded_server
 from twin.switch.agent_progress import LAUNCHED, Progress
-from twin.switch.cfgmgr import ConfigDaemon
+from twin.switch.cli import sshd
+from twin.switch.config.cfgmgr import ConfigDaemon
+from twin.switch.config.yang_check import YangCheck
 from twin.switch.endpoint_protocol import SwitchEndpoint
-from twin.switch.gnoi import add_system_servicer
-from twin.switch.grpc_guard import guarded_server
-from twin.switch.leftover_writers import await_leftover_writers
+from twin.switch.frr.leftover_writers import await_leftover_writers
+from twin.switch.gnoi.system import add_system_servicer
 from twin.switch.netns_socket import run_in_netns
-from twin.switch.producers import SwitchProducers
-from twin.switch.reboot import SwitchReboot
-from twin.switch.redis_server import socket_path
+from twin.switch.redis.redis_server import socket_path
+from twin.switch.redis.sonic_redis import SonicRedis
+from twin.switch.restart.reboot import SwitchReboot
 from twin.switch.sonic_endpoint import SonicEndpoint
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
-from twin.switch.sonic_redis import SonicRedis
 from twin.switch.start_many import start_many
-from twin.switch.switchd import SwitchDaemons
+from twin.switch.state.producers import SwitchProducers
+from twin.switch.state.switchd import SwitchDaemons
 from twin.switch.twin_endpoint import TwinSwitchEndpoint
-from twin.switch.yang_check import YangCheck
 
 SwitchParts = tuple[ConfigDaemon, SwitchProducers]  # what twin runs for one of its own switches
 log = logging.getLogger("twin.agent")
@@ -60,7 +61,7 @@ def _bind(server: grpc.Server, address: str, creds: grpc.ServerCredentials | Non
 def _endpoint(sw: AgentSwitch, templates: Path | None = None,
               reconcile: bool = False) -> tuple[SwitchEndpoint, SwitchParts | None]:
     """The switch behind one agent.json entry, and its daemons when twin runs them (`reconcile`: the
-    switch already runs, twin.switch.cfgmgr.ConfigDaemon).
+    switch already runs, twin.switch.config.cfgmgr.ConfigDaemon).
 
     A SONiC container (`"backend": "sonic-redis"`, with `redis_socket` or `redis_host`/`redis_port`)
     runs SONiC's own daemons; twin's switch has its databases on `redis.sock` in its run directory
@@ -133,7 +134,7 @@ def serve(run_dir: Path) -> None:
         if own is not None:
             parts.append(own)
         # Each call is authenticated and counted before it takes one of the server's threads
-        # (twin.switch.grpc_guard): a client without the password cannot fill them.
+        # (twin.switch.access.grpc_guard): a client without the password cannot fill them.
         server, _ = guarded_server(sw.name, settings.username, settings.password)
         servicer = SonicGnmiServicer(ep, settings.username, settings.password, yang)
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)

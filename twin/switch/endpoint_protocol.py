@@ -3,7 +3,7 @@
 Both kinds are read and written through a switch's SONiC redis databases:
 `twin.switch.sonic_endpoint.SonicEndpoint` fronts a docker-sonic-vs container (SONiC's own daemons
 program it), and `twin.switch.twin_endpoint.TwinSwitchEndpoint` is the same front over twin's own switch, whose
-config daemons (twin.switch.cfgmgr) program FRR and the kernel. The agent is typed against this
+config daemons (twin.switch.config.cfgmgr) program FRR and the kernel. The agent is typed against this
 protocol only, so both serve the same gNMI paths with the same Set semantics
 (twin.switch.sonic_gnmi).
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 from twin.stages.configdb import ConfigDb
 
 if TYPE_CHECKING:
-    from twin.switch.sonic_redis import SonicRedis
+    from twin.switch.redis.sonic_redis import SonicRedis
 
 
 class SetRejected(Exception):

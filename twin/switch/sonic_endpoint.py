@@ -11,8 +11,8 @@ from twin.model.agent import AgentSwitch
 from twin.stages import configdb
 from twin.stages.configdb import GENERATED_TABLES, ConfigDb
 from twin.switch.endpoint_protocol import SetRejected
-from twin.switch.redis_budget import ConnectionBudget
-from twin.switch.sonic_redis import SonicRedis
+from twin.switch.redis.redis_budget import ConnectionBudget
+from twin.switch.redis.sonic_redis import SonicRedis
 
 
 class SonicEndpoint:
@@ -33,7 +33,7 @@ class SonicEndpoint:
     @classmethod
     def from_settings(cls, sw: AgentSwitch) -> SonicEndpoint:
         """From one agent.json switch entry: `redis_socket`, or `redis_host`/`redis_port`. Clients
-        read over a bounded budget of connections (twin.switch.redis_budget); Sets over their own."""
+        read over a bounded budget of connections (twin.switch.redis.redis_budget); Sets over their own."""
         own = SonicRedis(unix_socket=Path(sw.redis_socket) if sw.redis_socket else None,
                          host=sw.redis_host, port=sw.redis_port)
         return cls(name=sw.name, ports=sw.ports, db=own.apart(ConnectionBudget()), own=own)

@@ -1,9 +1,9 @@
 """twin's own switch as its management plane sees it: the same redis front as docker-sonic-vs.
 
-Config and state are read from the switch's own SONiC databases (twin.switch.redis_server)
+Config and state are read from the switch's own SONiC databases (twin.switch.redis.redis_server)
 exactly as `SonicEndpoint` reads a docker-sonic-vs container's. A commit is validated whole,
 written ahead as `config_db.json.pending`, written to CONFIG_DB in one MULTI/EXEC, programmed
-by the switch's config daemon (twin.switch.cfgmgr) and saved to `config_db.json` (sonic-gnmi
+by the switch's config daemon (twin.switch.config.cfgmgr) and saved to `config_db.json` (sonic-gnmi
 saves after a Set). When the kernel or FRR refuses the change, CONFIG_DB and the switch are put
 back and the Set fails. If the agent dies half-way, `recover()` on the next start puts CONFIG_DB
 back to the saved config_db.json and the config daemon programs the switch from it: the switch
@@ -16,9 +16,9 @@ from pathlib import Path
 
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
-from twin.switch.cfgmgr import ConfigDaemon, ProgramError
+from twin.switch.config.cfgmgr import ConfigDaemon, ProgramError
 from twin.switch.endpoint_protocol import SetRejected
-from twin.switch.redis_budget import ConnectionBudget
+from twin.switch.redis.redis_budget import ConnectionBudget
 from twin.switch.sonic_endpoint import SonicEndpoint
 
 __all__ = ["SetRejected", "TwinSwitchEndpoint"]
@@ -26,7 +26,7 @@ __all__ = ["SetRejected", "TwinSwitchEndpoint"]
 
 class TwinSwitchEndpoint(SonicEndpoint):
     """Clients (Get, Subscribe) read over a bounded budget of connections of their own
-    (twin.switch.redis_budget), apart from the config daemon's; a Set reads and writes CONFIG_DB
+    (twin.switch.redis.redis_budget), apart from the config daemon's; a Set reads and writes CONFIG_DB
     over the config daemon's connections, one Set at a time."""
 
     def __init__(self, name: str, rundir: Path, ports: list[str], daemon: ConfigDaemon) -> None:

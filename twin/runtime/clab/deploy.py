@@ -36,7 +36,7 @@ from twin.runtime.clab.command import ClabCommand, clab_inspect_nodes, missing_m
 from twin.runtime.clab.topology import clab_topology, dump_yaml, node_files
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
 from twin.stages.render.write import write_tree
-from twin.switch.frr_daemons import EVENT_LOG
+from twin.switch.frr.frr_daemons import EVENT_LOG
 
 DEPLOY_TIMEOUT = 900.0
 

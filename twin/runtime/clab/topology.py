@@ -50,8 +50,8 @@ from twin.model.errors import TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
-from twin.switch.frr_daemons import KNOWN, VTY_ADDRESS, switch_daemons
-from twin.switch.kernel import kernel_lines
+from twin.switch.config.kernel import kernel_lines
+from twin.switch.frr.frr_daemons import KNOWN, VTY_ADDRESS, switch_daemons
 
 CLAB_KINDS: tuple[ClabKind, ...] = ("linux", "sonic-vs")
 FRR_INIT = "/usr/lib/frr/frrinit.sh"

@@ -38,7 +38,7 @@ from twin.model.state import LabState
 from twin.runtime import containers, wiring
 from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, prepare_linux_node, tear_down
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
-from twin.switch.frr_daemons import daemon_env
+from twin.switch.frr.frr_daemons import daemon_env
 
 CAPABILITIES = ["NET_ADMIN", "NET_RAW", "SYS_ADMIN"]
 MEMORY_ENV = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_ARENA_MAX")

@@ -24,8 +24,8 @@ from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, prepare_linux_
 from twin.runtime.confine import HOW as CONFINED
 from twin.runtime.confine import confined_argv
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
-from twin.switch.frr_daemons import daemon_env, vtysh
-from twin.switch.sonic_cli import tool_argv
+from twin.switch.cli.sonic_cli import tool_argv
+from twin.switch.frr.frr_daemons import daemon_env, vtysh
 
 
 def create_namespaces(state: LabState, plan: Plan, subnet: IPv4Network) -> None:

@@ -12,5 +12,6 @@ json_client.go). One module per part of it:
 - `patch`: a Set as the JSON Patch sonic-gnmi forms (ConvertToJsonPatch) over its checkpoint.
 - `gcu`: the patch applied as GCU applies it: to the running config, validated whole with YANG.
 - `stream`: the Subscribe run loop shared by both handlers (client_subscribe.go).
-- `server`: the gNMI servicer (Get, Set, Subscribe, Capabilities) and authentication.
+- `server`: the gNMI servicer (Get, Set, Subscribe, Capabilities); its authentication is
+  twin.switch.access.auth, shared with gNOI.
 """

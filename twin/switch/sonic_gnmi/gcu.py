@@ -25,11 +25,11 @@ import jsonpatch
 
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
-from twin.switch.config_values import changed_entry_problems
+from twin.switch.config.config_values import changed_entry_problems
+from twin.switch.config.yang_check import YangCheck
 from twin.switch.endpoint_protocol import SetRejected, SwitchEndpoint
 from twin.switch.sonic_gnmi.patch import Patch, patch_text
 from twin.switch.sonic_gnmi.status import unknown
-from twin.switch.yang_check import YangCheck
 
 log = logging.getLogger("twin.gcu")
 PATCH_FILE = "gcu.patch"  # sonic-gnmi writes the patch to GNMI_WORK_PATH/gcu.patch before applying it

@@ -43,12 +43,12 @@ import grpc
 import redis
 from pygnmi.spec.v080 import gnmi_pb2
 
-from twin.switch.redis_budget import ClientsExhausted
+from twin.switch.redis.redis_budget import ClientsExhausted
+from twin.switch.redis.sonic_redis import DATABASES, SonicRedis
 from twin.switch.sonic_gnmi.golang import SECOND_NS, go_json, sample_interval_ns
 from twin.switch.sonic_gnmi.paths import counters_keyed
 from twin.switch.sonic_gnmi.status import GnmiStatus
 from twin.switch.sonic_gnmi.stream import Sink
-from twin.switch.sonic_redis import DATABASES, SonicRedis
 
 # sonic-gnmi proto/sonic.proto `enum Target` (OTHERS is not a database).
 TARGETS = ("APPL_DB", "ASIC_DB", "COUNTERS_DB", "CONFIG_DB", "PFC_WD_DB", "FLEX_COUNTER_DB", "STATE_DB",
@@ -67,7 +67,7 @@ T = TypeVar("T")
 class GoError(Exception):
     """A plain Go `error` inside sonic-gnmi; its text is what reaches the client. `code`: the status
     it ends a call with where not the handler's own (RESOURCE_EXHAUSTED: the switch's redis
-    connections for clients all in use, twin.switch.redis_budget)."""
+    connections for clients all in use, twin.switch.redis.redis_budget)."""
 
     def __init__(self, message: str, code: grpc.StatusCode | None = None) -> None:
         super().__init__(message)

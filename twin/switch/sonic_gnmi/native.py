@@ -30,12 +30,12 @@ import grpc
 import redis
 from pygnmi.spec.v080 import gnmi_pb2
 
-from twin.switch.redis_budget import ClientsExhausted
+from twin.switch.redis.redis_budget import ClientsExhausted
+from twin.switch.redis.sonic_redis import DATABASES, SonicRedis, glob_escape
 from twin.switch.sonic_gnmi.golang import SECOND_NS, go_json, sample_interval_ns
 from twin.switch.sonic_gnmi.paths import TablePath, parse_database, table_path
 from twin.switch.sonic_gnmi.status import GnmiStatus, unknown
 from twin.switch.sonic_gnmi.stream import Sink
-from twin.switch.sonic_redis import DATABASES, SonicRedis, glob_escape
 
 FIELD_POLL_S = 0.2  # mixed_db_client.go streamOnChangeSubscription: dbFieldSubscribe every 200 ms
 RECEIVE_TIMEOUT_S = 0.5  # dbSingleTableKeySubscribe's ReceiveTimeout

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2
 
+from twin.switch.redis.sonic_redis import DATABASES
 from twin.switch.sonic_gnmi.status import GnmiStatus, unknown
-from twin.switch.sonic_redis import DATABASES
 
 ORIGIN = "sonic-db"
 KEYED_COUNTERS_TABLES = frozenset({"COUNTERS", "PORT_PHY_ATTR"})  # db_client.go countersDbHasTableKeys

@@ -13,7 +13,7 @@
 - Authentication: gRPC metadata `username` and `password`; any failure is UNAUTHENTICATED
   "Unauthenticated" (authenticate drops basicAuth.go's own codes, such as PERMISSION_DENIED
   "Invalid Password", when password is the only method enabled). The agent's server checks it
-  before a call runs (twin.switch.grpc_guard: before a thread or a Subscribe's first message,
+  before a call runs (twin.switch.access.grpc_guard: before a thread or a Subscribe's first message,
   where server.go routes first); the checks here, after routing as server.go places them, stay
   for a servicer served without that guard.
 - Capabilities: the models (SONiC's YANG modules, then sonic-db), JSON, JSON_IETF and PROTO,
@@ -29,9 +29,10 @@ from typing import NoReturn
 import grpc
 from pygnmi.spec.v080 import gnmi_ext_pb2, gnmi_pb2, gnmi_pb2_grpc
 
+from twin.switch.access.auth import PasswordAuth
+from twin.switch.config.yang_check import YangCheck
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.sonic_gnmi import appl
-from twin.switch.sonic_gnmi.auth import PasswordAuth
 from twin.switch.sonic_gnmi.gcu import Gcu
 from twin.switch.sonic_gnmi.legacy import LegacyClient, is_target_db
 from twin.switch.sonic_gnmi.native import NativeClient
@@ -39,7 +40,6 @@ from twin.switch.sonic_gnmi.patch import set_plan
 from twin.switch.sonic_gnmi.paths import ORIGIN, not_found, path_origin
 from twin.switch.sonic_gnmi.status import GnmiStatus, unknown
 from twin.switch.sonic_gnmi.stream import DataClient, Fatal, Sink
-from twin.switch.yang_check import YangCheck
 
 GNMI_VERSION = "0.7.0"
 ENCODINGS = [gnmi_pb2.Encoding.JSON, gnmi_pb2.Encoding.JSON_IETF, gnmi_pb2.Encoding.PROTO]
@@ -83,7 +83,7 @@ class SonicGnmiServicer(gnmi_pb2_grpc.gNMIServicer):  # type: ignore[misc]
     # -- authentication -----------------------------------------------------------------------
 
     def authenticate(self, context: grpc.ServicerContext) -> None:
-        """server.go authenticate (twin.switch.sonic_gnmi.auth)."""
+        """server.go authenticate (twin.switch.access.auth)."""
         self.auth.require(context)
 
     def _translib(self, context: grpc.ServicerContext) -> NoReturn:

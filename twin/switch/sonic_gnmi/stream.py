@@ -5,7 +5,7 @@ round, STREAM starts one worker per subscription. Workers put what they read int
 the Subscribe call sends the sink's responses in order. A worker's fatal error ends the call
 with INVALID_ARGUMENT and the error's text, as client_subscribe.go's Run does
 (`grpc.Errorf(codes.InvalidArgument, "%s", err)` after `ValToResp` meets a fatal value); a worker
-that found the switch's redis connections for clients all in use (twin.switch.redis_budget) ends it
+that found the switch's redis connections for clients all in use (twin.switch.redis.redis_budget) ends it
 with RESOURCE_EXHAUSTED instead (sonic-gnmi would wait for its go-redis pool and fail plainly).
 """
 

@@ -1,0 +1,78 @@
+"""What the switch's CLI reads and writes: FRR through vtysh, the switch's redis databases.
+
+`SwitchData` is what `show` and `config` need; `SwitchView` is it for a twin switch (vtysh on the
+switch's run directory, redis on its socket). Every vtysh line passes the vtysh guard, also the
+ones built from a user's arguments (`show ip route ARGS`).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any, Protocol
+
+from redis.typing import EncodableT, FieldT
+
+from twin.stages.configdb import ConfigDb
+from twin.switch.cli.vtysh_guard import Vtysh, VtyshRefused, refusal
+from twin.switch.redis.redis_server import socket_path
+from twin.switch.redis.sonic_redis import SonicRedis
+
+CLEAN_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "VTYSH_PAGER": "cat"}
+
+
+class SwitchData(Protocol):
+    name: str
+    rundir: Path
+
+    def vtysh(self, line: str) -> str: ...
+
+    def config(self) -> ConfigDb: ...
+
+    def appl_table(self, table: str) -> dict[str, dict[str, str]]: ...
+
+    def mod_entry(self, table: str, key: str, fields: dict[str, str]) -> None: ...
+
+    def replace_config(self, old: ConfigDb, new: ConfigDb) -> None: ...
+
+
+def vtysh_json(data: SwitchData, line: str) -> Any:
+    """FRR's JSON answer to `line` ({} when it gives none)."""
+    text = data.vtysh(line)
+    try:
+        return json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+
+
+class SwitchView:
+    """A twin switch: FRR's vty sockets and redis.sock in `rundir`."""
+
+    def __init__(self, name: str, rundir: Path, db: SonicRedis | None = None) -> None:
+        self.name, self.rundir = name, rundir
+        self.db = db or SonicRedis(unix_socket=socket_path(rundir))
+
+    def vtysh(self, line: str) -> str:
+        why = refusal(line)
+        if why is not None:
+            raise VtyshRefused(why)
+        env = {**CLEAN_ENV, "HOME": str(self.rundir)}
+        proc = subprocess.run(Vtysh(lines=(line,)).argv(self.rundir), capture_output=True, text=True,
+                              timeout=60, env=env)
+        return proc.stdout + proc.stderr
+
+    def config(self) -> ConfigDb:
+        return self.db.get_config()
+
+    def appl_table(self, table: str) -> dict[str, dict[str, str]]:
+        rows = self.db.table("APPL_DB", table)
+        return {k: v for k, v in rows.items() if isinstance(v, dict)}
+
+    def mod_entry(self, table: str, key: str, fields: dict[str, str]) -> None:
+        """ConfigDBConnector.mod_entry: HSET of the fields on TABLE|key."""
+        mapping: dict[FieldT, EncodableT] = dict(fields.items())
+        self.db.client("CONFIG_DB").hset(f"{table}|{key}", mapping=mapping)
+
+    def replace_config(self, old: ConfigDb, new: ConfigDb) -> None:
+        self.db.apply_config(old, new)

@@ -1,0 +1,109 @@
+"""Program only what changed between two CONFIG_DBs in FRR (the kernel side: twin.switch.config.kernel).
+
+FRR lines follow the daemon the config selects, as on SONiC:
+- frrcfgd: changing one neighbor's description sends one `neighbor X description` line: no other
+  session resets and BFD does not flap. A change of the switch's own ASN or router-id has no
+  incremental form in FRR; `frr_lines` returns None and the caller reloads BGP whole.
+- bgpcfgd: what bgpcfgd sends on that CONFIG_DB change (twin.stages.render.bgpcfgd.changes): a new
+  neighbor's policies, peer groups and instance, `no neighbor X` for a deleted one, only
+  admin_status for a changed one; a new bgp_asn reloads BGP whole (None).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twin.stages.configdb import ConfigDb
+from twin.stages.render import bgpcfgd
+from twin.stages.render.frr import frr_context, is_frrcfgd
+
+# A neighbor's lines, in the order the rendered frr.conf has them: (context field, FRR words).
+_NEIGHBOR = (("asn", "remote-as {}"), ("group", "peer-group {}"), ("name", "description {}"),
+             ("shutdown", "shutdown"), ("bfd", "bfd"), ("local_addr", "update-source {}"), ("timers", "timers {}"),
+             ("connect", "timers connect {}"))
+
+
+def _neighbor_lines(nb: dict[str, Any]) -> list[str]:
+    """A neighbor keyed by an interface (BGP unnumbered) says so on its remote-as and peer-group lines."""
+    unnumbered = "interface " if nb.get("intf") else ""
+    return [f" neighbor {nb['ip']} {unnumbered if field in ('asn', 'group') else ''}{words.format(nb[field])}"
+            for field, words in _NEIGHBOR if nb[field]]
+
+
+def _changed_neighbor(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    ip = b["ip"]
+    if a["asn"] != b["asn"] or a["group"] != b["group"]:
+        return [f" no neighbor {ip}", *_neighbor_lines(b)]
+    return [f" neighbor {ip} {words.format(b[field])}" if b[field] else f" no neighbor {ip} {words.split(' {}')[0]}"
+            for field, words in _NEIGHBOR[2:] if a[field] != b[field]]
+
+
+def _af_lines(a: dict[str, Any] | None, b: dict[str, Any] | None, name: str) -> list[str]:
+    """Address-family lines for one peer group or neighbor (None: no AF row)."""
+    was = a or {"activate": None, "rm_in": None, "rm_out": None}
+    now = b or {"activate": None, "rm_in": None, "rm_out": None}
+    lines = []
+    if was["activate"] != now["activate"]:
+        lines.append(f"  {'' if now['activate'] else 'no '}neighbor {name} activate")
+    for field, direction in (("rm_in", "in"), ("rm_out", "out")):
+        if was[field] != now[field]:
+            lines.append(f"  neighbor {name} route-map {now[field]} {direction}" if now[field]
+                         else f"  no neighbor {name} route-map {was[field]} {direction}")
+    return lines
+
+
+def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
+    """FRR config lines that turn `old` into `new`, or None when BGP must be reloaded whole."""
+    if is_frrcfgd(old) != is_frrcfgd(new):
+        return None  # the other daemon renders the config: SONiC restarts the bgp container
+    if not is_frrcfgd(new):
+        return bgpcfgd.changes(old, new)
+    a, b = frr_context(old), frr_context(new)
+    if (a["asn"], a["router_id"]) != (b["asn"], b["router_id"]):
+        return None
+    lines: list[str] = []
+    maps_a = {(m["name"], m["seq"]): m["action"] for m in a["route_maps"]}
+    maps_b = {(m["name"], m["seq"]): m["action"] for m in b["route_maps"]}
+    for (name, seq), action in sorted(maps_b.items()):
+        if maps_a.get((name, seq)) != action:
+            if (name, seq) in maps_a:
+                lines.append(f"no route-map {name} {maps_a[(name, seq)]} {seq}")
+            lines += [f"route-map {name} {action} {seq}", "exit"]
+    bgp: list[str] = []
+    for field, line in (("log_changes", "bgp log-neighbor-changes"), ("default_ipv4", "bgp default ipv4-unicast"),
+                        ("mp_relax", "bgp bestpath as-path multipath-relax")):
+        if a[field] != b[field]:
+            bgp.append(f" {'' if b[field] else 'no '}{line}")
+    if a["timers"] != b["timers"]:
+        bgp.append(f" timers bgp {b['timers']}" if b["timers"] else " no timers bgp")
+    bgp += [f" neighbor {g} peer-group" for g in sorted(set(b["groups"]) - set(a["groups"]))]
+    olds = {nb["ip"]: nb for nb in a["neighbors"]}
+    news = {nb["ip"]: nb for nb in b["neighbors"]}
+    for ip in sorted(set(olds) - set(news)):
+        bgp.append(f" no neighbor {ip}")
+    for ip, nb in news.items():
+        if ip not in olds:
+            bgp += _neighbor_lines(nb)
+        elif olds[ip] != nb:
+            bgp += _changed_neighbor(olds[ip], nb)
+    bgp += [f" no neighbor {g} peer-group" for g in sorted(set(a["groups"]) - set(b["groups"]))]
+    af = [f"  no network {n}" for n in sorted(set(a["networks"]) - set(b["networks"]))]
+    af += [f"  network {n}" for n in sorted(set(b["networks"]) - set(a["networks"]))]
+    subjects_a = {s["name"]: s for s in a["subjects"]}
+    subjects_b = {s["name"]: s for s in b["subjects"]}
+    recreated = {ip for ip in news if ip in olds and (olds[ip]["asn"], olds[ip]["group"])
+                 != (news[ip]["asn"], news[ip]["group"])}
+    for name in sorted(set(subjects_a) | set(subjects_b)):
+        if name not in news and name not in b["groups"]:
+            continue  # the neighbor or group is gone, and its AF settings with it
+        before = None if name in recreated or (name in news and name not in olds) else subjects_a.get(name)
+        af += _af_lines(before, subjects_b.get(name), name)
+    if a["max_paths"] != b["max_paths"]:
+        af.append(f"  maximum-paths {b['max_paths']}" if b["max_paths"] else "  no maximum-paths")
+    if af:
+        bgp += [" address-family ipv4 unicast", *af, " exit-address-family"]
+    if bgp:
+        lines += [f"router bgp {b['asn']}", *bgp, "exit"]
+    lines += [f"no route-map {name} {action} {seq}" for (name, seq), action in sorted(maps_a.items())
+              if (name, seq) not in maps_b]
+    return lines

@@ -1,0 +1,381 @@
+"""The state producers of one switch: what SONiC's daemons write to redis, driven by events.
+
+- portsyncd / portsorch: STATE_DB `PORT_TABLE|EthernetN` {state, netdev_oper_status,
+  admin_status, mtu} and APPL_DB `PORT_TABLE:EthernetN` {oper_status, admin_status, mtu}, from
+  kernel link events;
+- fpmsyncd: APPL_DB `ROUTE_TABLE:<prefix>` {nexthop, ifname, protocol}, ECMP as comma-separated
+  lists, host routes keyed without `/32` (libnl drops a full-length mask), from kernel route
+  events. Only routes a routing daemon installed count (zebra's FPM feed has no connected or
+  kernel routes), and none through eth0 (SONiC keeps management in its own VRF);
+- bgpmon: STATE_DB `NEIGH_STATE_TABLE|<peer>` {state, peerType}. bgpmon asks FRR again when
+  frr.log changed (checked every 15 s on SONiC); twin asks when frr.log is written (inotify,
+  twin.switch.state.logwatch) and also on every kernel event, and once a second while a session is
+  not Established (the states a session passes through on its way up are not logged; leaving
+  Established is);
+- BFD_SESSION_TABLE `default|<interface>|<peer>` {state, local_addr, type, multiplier,
+  rx_interval, tx_interval} from bfdd, asked at the same moments and once a second (bfdd logs
+  no state change);
+- the flex counter poller: COUNTERS_DB `COUNTERS_PORT_NAME_MAP` (port -> oid) and
+  `COUNTERS:<oid>` SAI_PORT_STAT_* counters, once a second (SONiC's PORT_STAT interval).
+Each writes only rows that changed, in one pipeline, and deletes rows that went away. The writes go
+through the switch's own `SerialWriter` (twin.switch.state.serial_writer): on its own thread once the
+agent's state loop starts it, so a slow or paused redis holds back its own switch only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import socket
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from twin.switch.frr.frr_vty import Vty, VtyError
+from twin.switch.redis.sonic_redis import SonicRedis, redis_key
+from twin.switch.state import netlink
+from twin.switch.state.serial_writer import SerialWriter
+
+Row = dict[str, str]
+IFF_UP, IFF_LOWER_UP = 0x1, 0x10000
+RT_TABLE_MAIN, RTN_UNICAST = 254, 1
+NOT_FROM_ZEBRA = {2, 3, 4}  # RTPROT_KERNEL (connected), RTPROT_BOOT (ip route add), RTPROT_STATIC
+PROTOCOLS = {186: "bgp", 187: "isis", 188: "ospf", 189: "rip", 196: "static", 11: "zebra", 192: "sharp"}
+MGMT_PORT = "eth0"
+# Kernel events waiting beyond this many bytes (some hundreds of route changes: a switch converging
+# with wide ECMP) are dropped and the tables read whole instead, as on an overflow: the result is
+# the same rows, for a fraction of the decoding.
+RESYNC_BACKLOG = 256 * 1024
+
+SAI_COUNTERS = {
+    "SAI_PORT_STAT_IF_IN_OCTETS": "rx_bytes", "SAI_PORT_STAT_IF_IN_UCAST_PKTS": "rx_packets",
+    "SAI_PORT_STAT_IF_IN_DISCARDS": "rx_dropped", "SAI_PORT_STAT_IF_IN_ERRORS": "rx_errors",
+    "SAI_PORT_STAT_IF_OUT_OCTETS": "tx_bytes", "SAI_PORT_STAT_IF_OUT_UCAST_PKTS": "tx_packets",
+    "SAI_PORT_STAT_IF_OUT_DISCARDS": "tx_dropped", "SAI_PORT_STAT_IF_OUT_ERRORS": "tx_errors",
+}
+
+
+def port_oid(port: str) -> str:
+    """The SAI object id twin gives a port (SONiC's are assigned by syncd; the form is the same)."""
+    number = int(port.removeprefix("Ethernet")) if port.removeprefix("Ethernet").isdigit() else 0
+    return f"oid:0x1000000{number:06x}"
+
+
+def is_port(name: str) -> bool:
+    return name.startswith("Ethernet") and "." not in name
+
+
+# -- rows from kernel and FRR facts (pure) ---------------------------------------------------
+
+def port_rows(flags: int, mtu: int) -> tuple[Row, Row]:
+    """(STATE_DB PORT_TABLE row, APPL_DB PORT_TABLE row) of a port with these link flags."""
+    admin = "up" if flags & IFF_UP else "down"
+    oper = "up" if flags & IFF_UP and flags & IFF_LOWER_UP else "down"
+    return ({"state": "ok", "netdev_oper_status": oper, "admin_status": admin, "mtu": str(mtu)},
+            {"oper_status": oper, "admin_status": admin, "mtu": str(mtu)})
+
+
+def route_key(dst: str | None, dst_len: int) -> str:
+    """fpmsyncd's ROUTE_TABLE key: `prefix/len`, a host route as the bare address."""
+    if dst is None:
+        return "0.0.0.0/0"
+    return dst if dst_len == 32 else f"{dst}/{dst_len}"
+
+
+def route_row(msg: Any, ifnames: Mapping[int, str]) -> tuple[str, Row] | None:
+    """(key, row) of one RTM_NEWROUTE, or None for routes fpmsyncd would not hear of."""
+    if msg["table"] != RT_TABLE_MAIN or msg["type"] != RTN_UNICAST or msg["proto"] in NOT_FROM_ZEBRA:
+        return None
+    hops = msg.get_attr("RTA_MULTIPATH")
+    if hops:
+        pairs = [(h.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(h["oif"], "")) for h in hops]
+    else:
+        pairs = [(msg.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(msg.get_attr("RTA_OIF") or 0, ""))]
+    if any(dev == MGMT_PORT for _, dev in pairs):
+        return None
+    return route_key(msg.get_attr("RTA_DST"), msg["dst_len"]), {
+        "nexthop": ",".join(gw for gw, _ in pairs), "ifname": ",".join(dev for _, dev in pairs),
+        "protocol": PROTOCOLS.get(msg["proto"], str(msg["proto"]))}
+
+
+def neigh_rows(summary: Any) -> dict[str, Row]:
+    """bgpmon's NEIGH_STATE_TABLE rows from `show bgp summary json` (IPv4 and IPv6 unicast)."""
+    out: dict[str, Row] = {}
+    for family in ("ipv4Unicast", "ipv6Unicast"):
+        part = summary.get(family, {}) if isinstance(summary, dict) else {}
+        for peer, row in part.get("peers", {}).items():
+            same_as = row.get("remoteAs") == row.get("localAs", part.get("as"))
+            out[peer] = {"state": str(row.get("state", "Idle")), "peerType": "i-BGP" if same_as else "e-BGP"}
+    return out
+
+
+def bfd_rows(peers: Any) -> dict[str, Row]:
+    """BFD_SESSION_TABLE rows from bfdd's `show bfd peers json`."""
+    out: dict[str, Row] = {}
+    for p in peers if isinstance(peers, list) else []:
+        out[f"default|{p.get('interface', 'default')}|{p.get('peer')}"] = {
+            "state": str(p.get("status", "down")).capitalize(), "local_addr": str(p.get("local", "")),
+            "type": "async_active", "multiplier": str(p.get("detect-multiplier", "")),
+            "rx_interval": str(p.get("receive-interval", "")), "tx_interval": str(p.get("transmit-interval", "")),
+        }
+    return out
+
+
+def counter_row(stats: Mapping[str, int] | None) -> Row:
+    return {sai: str((stats or {}).get(name, 0)) for sai, name in SAI_COUNTERS.items()}
+
+
+# -- writing tables: only what changed ----------------------------------------------------------
+
+class Batch:
+    """Writes queued per database, sent as one pipeline each by `execute` (through `writer`, in
+    order with the switch's other writes; at once without one)."""
+
+    def __init__(self, db: SonicRedis, writer: SerialWriter | None = None) -> None:
+        self.db, self.writer = db, writer
+        self._pipes: dict[str, Any] = {}
+
+    def pipe(self, database: str) -> Any:
+        if database not in self._pipes:
+            self._pipes[database] = self.db.client(database).pipeline(transaction=False)
+        return self._pipes[database]
+
+    def execute(self) -> None:
+        pipes = list(self._pipes.values())
+        self._pipes.clear()
+        if not pipes:
+            return
+
+        def send() -> None:
+            for pipe in pipes:
+                pipe.execute()
+
+        if self.writer is None:
+            send()
+        else:
+            self.writer.submit(send)
+
+
+@dataclass
+class TableWriter:
+    """One producer's table in one database: remembers what it wrote, writes differences."""
+
+    db: SonicRedis
+    database: str
+    table: str
+    rows: dict[str, Row] = field(default_factory=dict)
+
+    def sync(self, rows: Mapping[str, Row], batch: Batch) -> bool:
+        """Queue the writes that make the table hold exactly `rows`; True when anything changed."""
+        changed = False
+        for key in [k for k in self.rows if k not in rows]:
+            self.remove(key, batch)
+            changed = True
+        for key, row in rows.items():
+            changed = self.put(key, row, batch) or changed
+        return changed
+
+    def put(self, key: str, row: Row, batch: Batch) -> bool:
+        """Queue writing one row unless it is already so; True when it was not."""
+        old = self.rows.get(key)
+        if old == row:
+            return False
+        name = redis_key(self.database, self.table, key)
+        pipe = batch.pipe(self.database)
+        gone = [f for f in (old or {}) if f not in row]
+        if gone:
+            pipe.hdel(name, *gone)
+        pipe.hset(name, mapping=dict(row))
+        # interned: a leaf's routes all go by the same 64 next hops, two strings of ~800 characters
+        # each that every row repeated (at 64 x 128, ~0.3 MiB a leaf)
+        self.rows[key] = {f: sys.intern(v) for f, v in row.items()}
+        return True
+
+    def remove(self, key: str, batch: Batch) -> None:
+        if self.rows.pop(key, None) is not None:
+            batch.pipe(self.database).delete(redis_key(self.database, self.table, key))
+
+    def clear(self, writer: SerialWriter | None = None) -> None:
+        """Delete every row of this table, also ones an earlier producer left (bgpmon does this at
+        start); through `writer` when given."""
+        client = self.db.client(self.database)
+        sep = redis_key(self.database, self.table, "")
+
+        def delete() -> None:
+            names = list(client.scan_iter(match=sep + "*", count=1000))
+            if names:
+                client.delete(*names)
+
+        if writer is None:
+            delete()
+        else:
+            writer.submit(delete)
+        self.rows.clear()
+
+
+class SwitchProducers:
+    """Every state producer of one switch, fed by the loop in `twin.switch.state.switchd`."""
+
+    def __init__(self, name: str, netns: str, rundir: Path, db: SonicRedis) -> None:
+        # connections of the producers' own: no client of the switch's redis can take them
+        self.name, self.netns, self.rundir, self.db = name, netns, rundir, db.apart()
+        self.ifnames: dict[int, str] = {}
+        self.state_ports = TableWriter(db, "STATE_DB", "PORT_TABLE")
+        self.appl_ports = TableWriter(db, "APPL_DB", "PORT_TABLE")
+        self.routes = TableWriter(db, "APPL_DB", "ROUTE_TABLE")
+        self.neighbors = TableWriter(db, "STATE_DB", "NEIGH_STATE_TABLE")
+        self.bfd = TableWriter(db, "STATE_DB", "BFD_SESSION_TABLE")
+        self.counters = TableWriter(db, "COUNTERS_DB", "COUNTERS")
+        self.bgpd, self.bfdd = Vty(rundir, "bgpd"), Vty(rundir, "bfdd")
+        self.sock: socket.socket | None = None
+        self.dumper = netlink.Dumper(netns)
+        self.log_path = rundir / "frr.log"  # every daemon's log: written on each session change
+        self.writer = SerialWriter(name)   # every redis write of this switch's producers, in order
+
+    # -- start ------------------------------------------------------------------------------
+
+    def subscribe(self, rcvbuf: int = netlink.RCVBUF) -> socket.socket:
+        """The switch's kernel events, from now on (read them after write_all); until write_all,
+        at most `rcvbuf` bytes of them are kept."""
+        self.sock = netlink.open_socket(self.netns, rcvbuf=rcvbuf)
+        return self.sock
+
+    def write_all(self) -> None:
+        """The tables written afresh from the kernel and FRR as they are now. The kernel events
+        that came since subscribe are dropped first: what they say is in the tables read after
+        them (handled after the reading, they would put older state back). From here the socket
+        keeps netlink.RCVBUF bytes of them."""
+        if self.sock is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, netlink.RCVBUF)
+            netlink.drain(self.sock)
+        for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters):
+            writer.clear(self.writer)
+        batch = Batch(self.db, self.writer)
+        for msg in self.dumper.dump(netlink.RTM_GETLINK):
+            self._link(msg, batch)
+        for msg in self.dumper.dump(netlink.RTM_GETROUTE):
+            self._route(msg, batch)
+        batch.execute()
+        ports = sorted((n for n in self.ifnames.values() if is_port(n)),
+                       key=lambda p: int(p.removeprefix("Ethernet") or 0))
+        names = self.db.client("COUNTERS_DB").pipeline(transaction=True)
+        names.delete("COUNTERS_PORT_NAME_MAP")
+        if ports:
+            names.hset("COUNTERS_PORT_NAME_MAP", mapping={p: port_oid(p) for p in ports})
+        self.writer.submit(names.execute)
+        self.poll_counters()
+        self.poll_frr()
+
+    # -- kernel events ----------------------------------------------------------------------
+
+    def _link(self, msg: Any, batch: Batch) -> None:
+        name = msg.get_attr("IFLA_IFNAME")
+        if name is None:
+            return
+        if msg["event"] == "RTM_DELLINK":
+            self.ifnames.pop(msg["index"], None)
+            if is_port(name):
+                self.state_ports.remove(name, batch)
+                self.appl_ports.remove(name, batch)
+            return
+        self.ifnames[msg["index"]] = name
+        if is_port(name):
+            state, appl = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
+            self.state_ports.put(name, state, batch)
+            self.appl_ports.put(name, appl, batch)
+
+    def _route(self, msg: Any, batch: Batch) -> None:
+        if msg["table"] != RT_TABLE_MAIN:
+            return
+        key = route_key(msg.get_attr("RTA_DST"), msg["dst_len"])
+        entry = None if msg["event"] == "RTM_DELROUTE" else route_row(msg, self.ifnames)
+        if entry is None:  # gone, or replaced by a route fpmsyncd does not carry
+            self.routes.remove(key, batch)
+        else:
+            self.routes.put(*entry, batch)
+
+    def on_kernel_events(self) -> int:
+        """Handle every waiting link and route event; how many there were (a resync counts one). When
+        the kernel dropped events (the socket overflowed), or more are waiting than reading the tables
+        whole would cost (RESYNC_BACKLOG), read everything again, as portsyncd and fpmsyncd resync."""
+        assert self.sock is not None
+        batch = Batch(self.db, self.writer)
+        count = 0
+        try:
+            waiting = netlink.receive(self.sock)
+            if sum(map(len, waiting)) >= RESYNC_BACKLOG:
+                self.resync_kernel(batch)   # one dump costs less than decoding thousands of events
+                count += 1
+            else:
+                for msg in (m for data in waiting for m in netlink.decode(data)):
+                    count += 1
+                    if msg["event"] in ("RTM_NEWLINK", "RTM_DELLINK"):
+                        self._link(msg, batch)
+                    elif msg["event"] in ("RTM_NEWROUTE", "RTM_DELROUTE"):
+                        self._route(msg, batch)
+        except OSError as exc:
+            if exc.errno != errno.ENOBUFS:
+                raise
+            self.resync_kernel(batch)
+            count += 1
+        batch.execute()
+        return count
+
+    def resync_kernel(self, batch: Batch) -> None:
+        """Links and routes read whole again; rows that went away are deleted."""
+        links = self.dumper.dump(netlink.RTM_GETLINK)
+        self.ifnames = {m["index"]: m.get_attr("IFLA_IFNAME") for m in links if m.get_attr("IFLA_IFNAME")}
+        state, appl = {}, {}
+        for msg in links:
+            name = msg.get_attr("IFLA_IFNAME") or ""
+            if is_port(name):
+                state[name], appl[name] = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
+        self.state_ports.sync(state, batch)
+        self.appl_ports.sync(appl, batch)
+        routes = dict(entry for msg in self.dumper.dump(netlink.RTM_GETROUTE)
+                      if msg["table"] == RT_TABLE_MAIN and (entry := route_row(msg, self.ifnames)) is not None)
+        self.routes.sync(routes, batch)
+
+    # -- FRR ----------------------------------------------------------------------------------
+
+    def bgp_settled(self) -> bool:
+        """Every BGP session was Established when bgpd was last asked. From there every change is
+        logged (`bgp log-neighbor-changes`, which SONiC renders), so bgpd need not be asked again
+        until frr.log changes, which is when bgpmon asks; a session on its way up passes through
+        states FRR logs nothing of (Connect, Active, OpenSent)."""
+        rows = self.neighbors.rows
+        return bool(rows) and all(row["state"] == "Established" for row in rows.values())
+
+    def runs_bfdd(self) -> bool:
+        return (self.rundir / "bfdd.vty").exists()
+
+    def poll_frr(self, bgp: bool = True) -> None:
+        """Ask bgpd (unless not `bgp`) and bfdd now and write what changed (bgpmon; BFD sessions)."""
+        batch = Batch(self.db, self.writer)
+        if bgp:
+            with contextlib.suppress(OSError, VtyError):  # bgpd not running (yet): keep the last states, as bgpmon
+                self.neighbors.sync(neigh_rows(self.bgpd.json("show bgp summary json")), batch)
+        if self.runs_bfdd():
+            with contextlib.suppress(OSError, VtyError):
+                self.bfd.sync(bfd_rows(self.bfdd.json("show bfd peers json")), batch)
+        batch.execute()
+
+    # -- counters -----------------------------------------------------------------------------
+
+    def poll_counters(self) -> None:
+        batch = Batch(self.db, self.writer)
+        rows = {port_oid(name): counter_row(msg.get_attr("IFLA_STATS64"))
+                for msg in self.dumper.dump(netlink.RTM_GETLINK)
+                if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
+        self.counters.sync(rows, batch)
+        batch.execute()
+
+    def close(self) -> None:
+        self.writer.close()
+        if self.sock is not None:
+            self.sock.close()
+        self.dumper.close()
+        self.bgpd.close()
+        self.bfdd.close()
