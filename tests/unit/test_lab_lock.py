@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from twin.host.lablock import LabBusyError, LabLock, lock_dir
-from twin.model.errors import PlanError
+from twin.model.errors import PlanError, TwinError
 
 
 @pytest.fixture
@@ -76,3 +76,19 @@ def test_the_lock_file_is_named_by_a_checked_name(roots: tuple[Path, Path]) -> N
     with pytest.raises(PlanError, match="lab name"):
         LabLock("../x", "up")
     assert not lock_dir().exists() or list(lock_dir().iterdir()) == []
+
+
+def test_a_lock_folder_others_can_write_or_a_linked_lock_file_is_refused(roots: tuple[Path, Path],
+                                                                         tmp_path: Path) -> None:
+    folder = lock_dir()
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)     # as /run/lock is: anyone may plant a file there
+    with pytest.raises(TwinError, match="only it can write"):
+        LabLock("lab1", "up").acquire()
+    folder.chmod(0o755)
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    (folder / "lab1.lock").symlink_to(victim)
+    with pytest.raises(OSError):
+        LabLock("lab1", "up").acquire()      # O_NOFOLLOW: never written through a link
+    assert victim.read_text() == "precious"

@@ -3,10 +3,14 @@
 A lab's namespaces (tw.<lab>.<node>), its management bridge (tw-<lab>) and FRR's pathspaces
 (tw_<lab>_<node>) are named after the lab alone, whatever the run root: two `twin up` of one name
 (0.3 s apart, or from two run roots) tore each other's nodes down and both reported healthy, leaving
-daemons no `twin down` ended. `LabLock` is an flock(2) on /run/lock/twin/<lab>.lock held by the
+daemons no `twin down` ended. `LabLock` is an flock(2) on /run/twin-locks/<lab>.lock held by the
 command that creates or removes the lab; the kernel drops it when that process ends, however it ends,
 so a killed `twin up` leaves no stale lock. The file also records the run root the lab was last
 brought up under, so a command from another run root is refused while that lab exists.
+
+The folder is root's alone (not /run/lock, which every user may write): one another user made, or
+one that others may write to, is refused, and a lock file that is a link is never followed, so no one
+can point twin's write at a file of theirs choosing.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from pathlib import Path
 from types import TracebackType
 
@@ -23,7 +28,17 @@ from twin.model.errors import TwinError
 
 def lock_dir() -> Path:
     """Host-wide, not under the run root (TWIN_LOCK_DIR only moves it for tests of this module)."""
-    return Path(os.environ.get("TWIN_LOCK_DIR", "/run/lock/twin"))
+    return Path(os.environ.get("TWIN_LOCK_DIR", "/run/twin-locks"))
+
+
+def _safe_folder(folder: Path) -> None:
+    """Make `folder` (mode 0755) or check it: a real folder, this user's, writable by no one else."""
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    st = folder.lstat()
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise TwinError(f"{folder} (twin's lab locks) is not a folder of this user's that only it can write "
+                        f"(owner uid {st.st_uid}, mode {stat.filemode(st.st_mode)}); remove it and run the command "
+                        "again")
 
 
 class LabBusyError(TwinError):
@@ -41,8 +56,8 @@ class LabLock:
         lab_dir(lab)
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        _safe_folder(self.path.parent)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
