@@ -159,10 +159,11 @@ def _ancestors(pid: int, proc: Path) -> set[int]:
 
 
 def processes_using(folder: Path, proc: Path = PROC) -> list[int]:
-    """Processes working in `folder` or naming a path under it on their command line (a lab's helpers
-    that live in the host's namespaces, such as a drill's probe, which `ip netns pids` does not list);
-    never this process, its ancestors or its own children (`twin up`'s preloaded agent names the folder
-    while `up` clears what a crashed earlier `up` left)."""
+    """Processes naming `folder` or a path under it on their command line (a lab's helpers that live in
+    the host's namespaces, such as a drill's probe, which `ip netns pids` does not list); never this
+    process, its ancestors or its own children (`twin up`'s preloaded agent names the folder while `up`
+    clears what a crashed earlier `up` left). A process merely working in the folder is not one of the
+    lab's: an engineer's shell `cd`'d into a switch's run directory is theirs, not twin's to end."""
     root = str(folder).rstrip("/")
     me = os.getpid()
     mine = _ancestors(me, proc)
@@ -171,14 +172,10 @@ def processes_using(folder: Path, proc: Path = PROC) -> list[int]:
         if not entry.name.isdigit() or int(entry.name) in mine:
             continue
         try:
-            cwd = str((entry / "cwd").readlink())
-        except OSError:
-            cwd = ""
-        try:
             args = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
         named = any(a == root.encode() or a.startswith(root.encode() + b"/") for a in args)
-        if (named or cwd == root or cwd.startswith(root + "/")) and me not in _ancestors(int(entry.name), proc):
+        if named and me not in _ancestors(int(entry.name), proc):
             found.append(int(entry.name))
     return sorted(found)
