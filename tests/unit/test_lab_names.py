@@ -13,6 +13,7 @@ from twin.host import rundir
 from twin.model.errors import PlanError
 from twin.model.names import check_lab_name, check_node_name, is_lab_name
 
+LAB = Path(__file__).resolve().parents[2] / "labs" / "default.yaml"
 BAD_NAMES = ["..", ".", "/", "/some/dir", "lab/../..", "", "lab/..", "./lab", "a" * 13, "Lab", "lab name",
              "-lab", "tw.lab", "lab_1", "lab\n", "\u00e9cole"]
 
@@ -20,7 +21,8 @@ BAD_NAMES = ["..", ".", "/", "/some/dir", "lab/../..", "", "lab/..", "./lab", "a
 COMMANDS = [
     ["down"], ["status"], ["status", "--json"], ["verify"], ["push"], ["exec", "leaf1", "--", "true"],
     ["drill", "spine-loss"], ["rehearse", "change.yaml"], ["agent", "restart"], ["frr", "restart", "leaf1"],
-    ["cli", "leaf1"], ["traffic", "ring-allreduce"], ["ci", "labs/default.yaml"],
+    ["cli", "leaf1"], ["traffic", "ring-allreduce"], ["ci", "labs/default.yaml"], ["up", str(LAB)],
+    ["graph", "-o", "out.html"],
 ]
 
 
@@ -91,20 +93,13 @@ def test_removal_never_follows_a_link_out_of_the_run_root(sandbox: Path) -> None
     assert (sandbox / "some" / "dir").is_dir()
 
 
-def test_removal_refuses_a_folder_that_resolves_elsewhere(sandbox: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # a run root reached through a link is fine; a lab folder that is a mount of something else is not
-    # reachable by name, so check the resolution rule on a root whose entry resolves into another folder
-    real = sandbox / "elsewhere"
-    (real / "lab1").mkdir(parents=True)
-    root = sandbox / "linked-root"
-    root.mkdir()
-    (root / "lab1").symlink_to(real / "lab1")
-    monkeypatch.setenv("TWIN_RUN_DIR", str(root))
-    rundir.remove_lab_dir("lab1")            # the link goes, not what it points to
-    assert (real / "lab1").is_dir()
-    (root / "lab2").mkdir()
+def test_removal_keeps_what_links_inside_the_lab_folder_point_to(sandbox: Path) -> None:
+    root = sandbox / "host" / "run" / "twin"
+    (root / "lab2" / "nodes").mkdir(parents=True)
+    (root / "lab2" / "nodes" / "leaf1").symlink_to(sandbox / "some")   # a link inside the lab's folder
     rundir.remove_lab_dir("lab2")
     assert not (root / "lab2").exists()
+    assert (sandbox / "some" / "dir").is_dir()
 
 
 def test_known_labs_lists_only_lab_folders(sandbox: Path) -> None:

@@ -94,10 +94,16 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
     from twin.model.names import check_lab_name
     from twin.stages.lab_file import load_lab
 
+    if name is not None:
+        check_lab_name(name)   # before anything is read: a name is a name, never a path
     lab = load_lab(target)
-    lab_name = name or lab.name
-    check_lab_name(lab_name, str(target) if not name else "--name")
-    with PreloadedAgent(lab_dir(lab_name)) as agent:  # it loads itself on the idle CPU meanwhile
+    lab_name = name if name is not None else lab.name
+    check_lab_name(lab_name, str(target) if name is None else "--name")
+    from twin.host.signals import restoring_on_signals
+
+    # SIGTERM and SIGHUP end it as Ctrl-C does: a lab not yet judged is removed; exit 128 + the signal
+    with restoring_on_signals("removing what the bring-up made"), \
+            PreloadedAgent(lab_dir(lab_name)) as agent:  # it loads itself on the idle CPU meanwhile
         _up(phases, agent, lab, lab_name, runtime, image, timeout, sonic_templates, as_json)
 
 

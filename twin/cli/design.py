@@ -19,6 +19,7 @@ from rich.table import Table
 from twin.cli.common import console, out
 from twin.cli.common import emit_json as _emit_json
 from twin.model.errors import PlanError, Problem, TwinError
+from twin.model.names import check_lab_name
 
 if TYPE_CHECKING:
     from twin.lab.running import RunningLab
@@ -260,6 +261,8 @@ def graph_command(
         as_json: Annotated[bool, typer.Option("--json", help="print one JSON document on stdout, nothing else")]
         = False) -> None:
     """Draw the fabric by tier and rail: spines on top, leaves, servers with a port per NIC coloured by rail."""
+    if name is not None:
+        check_lab_name(name)   # a name is a name, never a path
     problems = []
     if (topology is None) == (name is None):
         problems.append(Problem("twin graph", "TOPOLOGY / --name", "give a topology file or --name of a running "
