@@ -238,6 +238,32 @@ def test_ordinary_redis_commands_pass(args: list[str]) -> None:
     assert isinstance(translate("redis-cli " + " ".join(shlex.quote(a) for a in args), SW), Run)
 
 
+@pytest.mark.parametrize("line", [
+    "sonic-db-cli CONFIG_DB 'ACL SETUSER' intruder on nopass +@all",   # redis-py splits a first word holding spaces
+    "sonic-db-cli CONFIG_DB 'CLIENT PAUSE' 10", "sonic-db-cli CONFIG_DB 'SHUTDOWN NOSAVE'",
+    "sonic-db-cli CONFIG_DB ' config   set' dir /tmp",
+    "redis-cli --quoted-input '\"\\x43LIENT\"' PAUSE 10",                # redis-cli decodes each argument
+    "redis-cli --quoted-input 'C\"LIENT\"' PAUSE 10", "redis-cli --quoted-input \"'SHUTDOWN'\"",
+    "redis-cli --quoted-input '\"\\x41\\x43L\"' setuser x on",
+])
+def test_a_refused_command_cannot_be_smuggled_past_the_guard(line: str) -> None:
+    """What redis receives is judged, not how the shell spelt it (a review sent ACL SETUSER, CLIENT
+    PAUSE and SHUTDOWN through these, and they ran)."""
+    assert status(translate(line, SW)) == 1
+
+
+@pytest.mark.parametrize(("word", "sent"), [
+    ('"\\x43LIENT"', "CLIENT"), ('C"LIENT"', "CLIENT"), ("'a\\'b'", "a'b"), ("plain", "plain"),
+    ('"a\\nb"', "a\nb"), ('"open', None), ("'CLI'\"ENT\"", None), ('CL"IE"NT', None), ("a b", None),
+])
+def test_quoted_input_is_read_as_redis_cli_reads_it(word: str, sent: str | None) -> None:
+    """Checked against redis-cli 7.0's --quoted-input (C"LIENT" ran CLIENT ID; 'CLI'"ENT" and CL"IE"NT
+    were 'Invalid quoted string')."""
+    from twin.switch.cli.redis_guard import unquote_c_string
+
+    assert unquote_c_string(word) == sent
+
+
 def test_sonic_db_cli_refuses_what_redis_cli_refuses() -> None:
     assert "CONFIG SET" in error(translate("sonic-db-cli CONFIG_DB config set dir /tmp", SW))
     assert redis_refusal(["config", "get", "dir"]) is None and redis_refusal(["hgetall", "x"]) is None

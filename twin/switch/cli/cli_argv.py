@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from twin.switch.cli.redis_guard import redis_refusal
+from twin.switch.cli.redis_guard import redis_refusal, unquote_c_string
 
 Check = Callable[[str], bool]
 HOST = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:%-]{0,252}$")
@@ -235,7 +235,13 @@ def parse_redis_cli(args: Sequence[str]) -> RedisCli:
             raise ArgvRefused(f"redis-cli: option '{arg}' is not available on this switch")
         i += 1
     command = tuple(args[i:])
-    why = redis_refusal(command)
+    sent: list[str] = list(command)
+    if "--quoted-input" in options:   # redis-cli decodes each argument: judge what it will send
+        decoded = [unquote_c_string(w) for w in command]
+        if any(w is None for w in decoded):
+            raise ArgvRefused("Invalid quoted string")
+        sent = [w for w in decoded if w is not None]
+    why = redis_refusal(sent)
     if why is not None:
         raise ArgvRefused(why)
     return RedisCli(db=db, options=tuple(options), command=command)

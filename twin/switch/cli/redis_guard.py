@@ -43,7 +43,10 @@ ALLOWED_SUB: dict[str, tuple[frozenset[str], str]] = {
 
 
 def redis_refusal(words: Sequence[str]) -> str | None:
-    """Why redis command `words` is refused on this switch (None: it may run)."""
+    """Why redis command `words` is refused on this switch (None: it may run). Judged as redis will
+    receive it: a first word holding spaces is split into words, as redis-py (sonic-db-cli) splits it
+    before sending (`sonic-db-cli CONFIG_DB "ACL SETUSER" x` is ACL SETUSER)."""
+    words = [*words[0].split(), *words[1:]] if words else []
     if not words:
         return None
     name = words[0].upper()
@@ -56,3 +59,44 @@ def redis_refusal(words: Sequence[str]) -> str | None:
             return (f"(error) ERR '{name} {sub}' is not available on this switch: {why} "
                     f"(allowed: {', '.join(f'{name} {s}' for s in sorted(allowed))})")
     return None
+
+
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "b": "\b", "a": "\a"}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def unquote_c_string(word: str) -> str | None:
+    """One argument as `redis-cli --quoted-input` reads it: sdssplitargs' one token. Outside quotes
+    characters are taken as they are; a '"' opens a part with C escapes (\\xHH, \\n, ...) and a
+    "'" one where only \\' is special, each also in the middle of a word (C"LIENT" is CLIENT); a
+    closing quote ends the token. None when it is not one well-formed token (redis-cli refuses it)."""
+    out: list[str] = []
+    i, n = 0, len(word)
+    while i < n:
+        c = word[i]
+        if c.isspace():
+            return None
+        if c not in "\"'":
+            out.append(c)
+            i += 1
+            continue
+        quote, i = c, i + 1
+        while True:
+            if i >= n:
+                return None                       # no closing quote
+            c = word[i]
+            if c == quote:
+                return "".join(out) if i == n - 1 else None   # the token ends at its closing quote
+            if c == "\\" and quote == '"' and i + 3 < n and word[i + 1] == "x" and set(word[i + 2:i + 4]) <= _HEX:
+                out.append(chr(int(word[i + 2:i + 4], 16)))
+                i += 4
+            elif c == "\\" and quote == '"' and i + 1 < n:
+                out.append(_ESCAPES.get(word[i + 1], word[i + 1]))
+                i += 2
+            elif c == "\\" and quote == "'" and i + 1 < n and word[i + 1] == "'":
+                out.append("'")
+                i += 2
+            else:
+                out.append(c)
+                i += 1
+    return "".join(out)
