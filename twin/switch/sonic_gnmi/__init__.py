@@ -8,7 +8,9 @@ json_client.go). One module per part of it:
 - `paths`: a request's paths resolved as sonic-gnmi resolves them, for the native (`sonic-db`
   origin, mixed_db_client.go) and the legacy (prefix target naming a database, db_client.go) handler.
 - `native`: Get and Subscribe of the native handler, reading the switch's redis.
-- `legacy`: Get and Subscribe of the legacy, read-only handler, with virtual_db.go's COUNTERS paths.
+- `legacy`: Get and Subscribe of the legacy, read-only handler (prefix target naming a database);
+  `legacy_db` its redis (go-redis's errors, tablePath, TableData2Msi), `legacy_stream` its STREAM
+  workers, `virtual_db` virtual_db.go's COUNTERS_DB paths.
 - `patch`: a Set as the JSON Patch sonic-gnmi forms (ConvertToJsonPatch) over its checkpoint.
 - `gcu`: the patch applied as GCU applies it: to the running config, validated whole with YANG.
 - `stream`: the Subscribe run loop shared by both handlers (client_subscribe.go).

@@ -34,7 +34,8 @@ from twin.switch.config.yang_check import YangCheck
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.sonic_gnmi import appl
 from twin.switch.sonic_gnmi.gcu import Gcu
-from twin.switch.sonic_gnmi.legacy import LegacyClient, is_target_db
+from twin.switch.sonic_gnmi.legacy import LegacyClient
+from twin.switch.sonic_gnmi.legacy_db import is_target_db
 from twin.switch.sonic_gnmi.native import NativeClient
 from twin.switch.sonic_gnmi.patch import set_plan
 from twin.switch.sonic_gnmi.paths import ORIGIN, not_found, path_origin
