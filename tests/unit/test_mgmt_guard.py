@@ -100,14 +100,26 @@ def test_waiting_refusals_are_bounded_per_client_and_the_rest_refused_at_once() 
     held = [gate.arrive("a", False, 0.0) for _ in range(3)]
     assert [t.at for t in held] == [1, 2, 3] and all(t.holds for t in held)
     extra = gate.arrive("a", False, 0.0)
-    assert (extra.outcome, extra.at, extra.holds) == (Outcome.UNAUTHENTICATED, 0.0, False)
+    assert (extra.outcome, extra.at, extra.holds) == (Outcome.FLOODED, 0.0, False)
     assert gate.waiting("a") == 3
     gate.arrive("b", False, 0.0)
     gate.arrive("b", False, 0.0)
-    assert gate.arrive("c", False, 0.0).at == 0.0  # the switch's five are waiting
+    late = gate.arrive("c", False, 0.0)   # the switch's five are waiting
+    assert (late.outcome, late.at, late.holds) == (Outcome.FLOODED, 0.0, False)
+    assert gate.arrive("d", True, 0.0).outcome is Outcome.RUN   # a client without failures still logs in
     gate.finished(held[0])
     assert gate.waiting() == 4
     assert gate.arrive("a", True, 0.5).at == 3  # the right password waits for a's failures
+
+
+def test_a_full_queue_answers_right_and_wrong_passwords_alike() -> None:
+    """At the cap, a right password must not be told from a wrong one: refusing wrong guesses at once
+    while letting the right one in at the throttle's time let a client guess at full speed."""
+    gate = CallGate(LoginThrottle(base=2, cap=16, horizon=60), peer_waiting=4, max_waiting=1024)
+    for _ in range(4):
+        gate.arrive("a", False, 0.0)
+    answers = {authentic: gate.arrive("a", authentic, 0.1) for authentic in (False, True)}
+    assert {(t.outcome, t.at, t.holds) for t in answers.values()} == {(Outcome.FLOODED, 0.1, False)}
 
 
 # -- the gRPC server ------------------------------------------------------------------------------
@@ -296,12 +308,26 @@ def _until(cond: Any, timeout: float = 10) -> bool:
 def test_max_startups_drops_as_sshd_does() -> None:
     draws = iter([0.2, 0.4, 0.5, 0.9])
     startups = MaxStartups(begin=2, rate=30, full=4, draw=lambda: next(draws))
-    assert startups.admit() and startups.admit()  # below begin: always
-    assert not startups.admit()  # 2 pending: 30 %, a draw of 0.2 drops
-    assert startups.admit()  # 0.4 passes
-    assert not startups.admit()  # 3 pending: 65 %, 0.5 drops
-    assert startups.admit()  # 0.9 passes
-    assert not startups.admit()  # 4 pending: full, dropped without a draw
+    assert startups.admit("a") and startups.admit("b")  # below begin: always
+    assert not startups.admit("c")  # 2 pending: 30 %, a draw of 0.2 drops
+    assert startups.admit("c")  # 0.4 passes
+    assert not startups.admit("d")  # 3 pending: 65 %, 0.5 drops
+    assert startups.admit("d")  # 0.9 passes
+    assert not startups.admit("e")  # 4 pending: full, dropped without a draw
+    startups.done("a")
+    assert startups.pending == 3
+
+
+def test_one_address_cannot_fill_the_start_up_slots() -> None:
+    """100 silent connections from one GPU server held sshd's 10:30:100 full for their 120 s grace:
+    an address holds at most 10 and counts once, so another address is never dropped for them."""
+    startups = MaxStartups(draw=lambda: 0.0)   # a draw of 0 would drop anything past `begin`
+    held = sum(startups.admit("10.2.0.1") for _ in range(100))
+    assert held == 10 and startups.pending == 10
+    assert startups.admit("172.20.1.1")        # the host logs in
+    for _ in range(10):
+        startups.done("10.2.0.1")
+    assert startups.admit("10.2.0.1")
     startups.done()
     startups.done()
     assert startups.pending == 2

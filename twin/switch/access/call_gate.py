@@ -6,8 +6,12 @@ Every call is judged on arrival, from its metadata and client address, before it
 - a call let in counts against the switch's `max_calls` and its address's `peer_calls` until it
   ends; beyond either it is refused with RESOURCE_EXHAUSTED;
 - a refused login is answered when its delay ends. At most `peer_waiting` (and `max_waiting` for
-  the switch) wait at once; further ones from that address are refused at once, unchecked, so a
-  flood of calls without credentials is held in bounded memory.
+  the switch) wait at once, so a flood of calls without credentials is held in bounded memory. An
+  address at its cap, or one with refusals waiting while the switch's are at theirs, has every further
+  call refused at once with RESOURCE_EXHAUSTED *before* its password is looked at: the answer is the
+  same for a right and a wrong password, so a full queue never tells an attacker which guess was
+  right (answering wrong guesses at once and right ones at the throttle's time did). A call whose
+  refusal would have to wait while the switch's queue is full is refused the same way.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ class Outcome(Enum):
     UNAUTHENTICATED = "unauthenticated"
     BUSY = "busy"                  # the switch runs max_calls already
     PEER_BUSY = "peer-busy"        # this address runs peer_calls already
+    FLOODED = "flooded"            # this address's refused logins fill its queue (or the switch's)
 
 
 @dataclass(frozen=True)
@@ -59,12 +64,15 @@ class CallGate:
 
     def arrive(self, peer: str, authentic: bool, now: float) -> Ticket:
         with self._lock:
-            if not authentic and (self._waiting[peer] >= self.peer_waiting or self._wait_total >= self.max_waiting):
-                return Ticket(Outcome.UNAUTHENTICATED, now, peer, holds=False)
+            full = self._wait_total >= self.max_waiting
+            if self._waiting[peer] >= self.peer_waiting or (full and self._waiting[peer] > 0):
+                return Ticket(Outcome.FLOODED, now, peer, holds=False)   # unchecked: whatever the password
             verdict = self.throttle.decide(peer, authentic, now)
             if not verdict.allowed:
                 if verdict.at <= now:
                     return Ticket(Outcome.UNAUTHENTICATED, now, peer, holds=False)
+                if full:
+                    return Ticket(Outcome.FLOODED, now, peer, holds=False)
                 self._waiting[peer] += 1
                 self._wait_total += 1
                 return Ticket(Outcome.UNAUTHENTICATED, verdict.at, peer, holds=True)

@@ -162,6 +162,10 @@ class GuardInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         elif ticket.outcome is Outcome.PEER_BUSY:
             code, message = grpc.StatusCode.RESOURCE_EXHAUSTED, (
                 f"Concurrent RPC limit exceeded for {ticket.peer}: {self.gate.peer_calls} calls at once per client")
+        elif ticket.outcome is Outcome.FLOODED:
+            code, message = grpc.StatusCode.RESOURCE_EXHAUSTED, (
+                f"too many failed logins waiting for their answer ({ticket.peer}: at most "
+                f"{self.gate.peer_waiting} a client, {self.gate.max_waiting} a switch); try again later")
         else:
             code, message = BUSY
         return self._refuse(ticket, code, message)
