@@ -126,3 +126,19 @@ def test_a_connection_flood_from_a_server_is_limited_and_closed(lab: dict[str, A
     assert until(lambda: agent_files(lab) < before + 20, timeout=20), agent_files(lab)  # 10 s handshake limit
     report = result(proc)
     assert report["closed_by_server"] >= opened - 5, report
+
+
+def test_silent_ssh_connections_from_a_server_leave_the_hosts_logins_working(lab: dict[str, Any]) -> None:
+    """100 connections that never send a byte, from one server to leaf2's SSH port (they filled sshd's
+    MaxStartups 10:30:100 for their 120 s login grace, dropping everyone else's): the host logs in,
+    every time, while they are held."""
+    g = lab["gnmi"]["leaf2"]
+    proc = flood(lab, "server1", "halfopen", "--host", g["host"], "--port", "22", "--count", "100", "--hold", "15")
+    assert first_line(proc)["opened"] > 10   # more than the switch lets one address hold
+    for _ in range(5):                        # a random early drop would fail some of these
+        ssh = paramiko.SSHClient()
+        ssh.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+        ssh.connect(g["host"], port=22, username=g["username"], password=g["password"], look_for_keys=False,
+                    allow_agent=False, timeout=30, banner_timeout=30)
+        ssh.close()
+    result(proc)

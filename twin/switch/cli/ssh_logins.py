@@ -1,7 +1,10 @@
 """SSH logins on one switch as SONiC's sshd limits them, or stricter.
 
 - `MaxStartups`: sshd's default `MaxStartups 10:30:100`: past 10 connections that have not logged
-  in yet, a new one is dropped with probability 30 %, rising linearly to 100 % at 100.
+  in yet, a new one is dropped with probability 30 %, rising linearly to 100 % at 100; and, stricter
+  than SONiC's sshd (which sets no `PerSourceMaxStartups`), one client address holds at most 10 of
+  them, and an address counts once towards the 10:30:100, however many it holds: silent connections
+  from one GPU server (100 of them filled sshd's start-up slots for 120 s each) never drop another's.
 - Failed passwords are slowed per client address by a `LoginThrottle` (twin.switch.access.login_throttle),
   as for gNMI: sshd with PAM waits about 2 s after each failure, per connection; twin decides an
   address's attempts one after another, the wait doubling with consecutive failures. The wait is an
@@ -15,36 +18,49 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from twin.switch.access.login_throttle import LoginThrottle
 
 STARTUPS_BEGIN, STARTUPS_RATE, STARTUPS_FULL = 10, 30, 100
+PER_SOURCE = 10
 LOGIN_GRACE_S = 120.0
 
 
 class MaxStartups:
-    """sshd's start:rate:full random early drop of connections not logged in yet."""
+    """sshd's start:rate:full random early drop of connections not logged in yet, counted by client
+    address (an address at most `per_source` connections, counting once towards start:rate:full)."""
 
     def __init__(self, begin: int = STARTUPS_BEGIN, rate: int = STARTUPS_RATE, full: int = STARTUPS_FULL,
-                 draw: Callable[[], float] = random.random) -> None:
+                 draw: Callable[[], float] = random.random, per_source: int = PER_SOURCE) -> None:
         self.begin, self.rate, self.full, self.draw = begin, rate, full, draw
-        self.pending = 0
+        self.per_source = per_source
+        self.by_source: Counter[str] = Counter()
 
-    def admit(self) -> bool:
-        """A new connection: True (and counted until `logged_in` or `gone`) unless dropped."""
-        if self.pending >= self.full:
+    @property
+    def pending(self) -> int:
+        return sum(self.by_source.values())
+
+    def admit(self, source: str = "") -> bool:
+        """A new connection from `source`: True (and counted until `done`) unless dropped."""
+        if self.by_source[source] >= self.per_source:
             return False
-        if self.pending >= self.begin:
-            chance = (self.rate + (100 - self.rate) * (self.pending - self.begin) / (self.full - self.begin)) / 100
+        pending = len(self.by_source)   # sshd's count of connections not logged in, an address counted once
+        if pending >= self.full:
+            return False
+        if pending >= self.begin:
+            chance = (self.rate + (100 - self.rate) * (pending - self.begin) / (self.full - self.begin)) / 100
             if self.draw() < chance:
                 return False
-        self.pending += 1
+        self.by_source[source] += 1
         return True
 
-    def done(self) -> None:
-        """An admitted connection logged in or went away before it did."""
-        self.pending = max(0, self.pending - 1)
+    def done(self, source: str = "") -> None:
+        """An admitted connection from `source` logged in or went away before it did."""
+        self.by_source[source] -= 1
+        if self.by_source[source] <= 0:
+            del self.by_source[source]
 
 
 class SshLogins:

@@ -99,7 +99,7 @@ class _Server(asyncssh.SSHServer):
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         peername = conn.get_extra_info("peername")
         self.peer = client_host(str(peername[0])) if peername else ""
-        self.counted = self.logins.startups.admit()
+        self.counted = self.logins.startups.admit(self.peer)
         if not self.counted:  # sshd's MaxStartups: dropped before the banner
             conn.abort()
 
@@ -112,7 +112,7 @@ class _Server(asyncssh.SSHServer):
     def _done(self) -> None:
         if self.counted:
             self.counted = False
-            self.logins.startups.done()
+            self.logins.startups.done(self.peer)
 
     def begin_auth(self, username: str) -> bool:
         return True
