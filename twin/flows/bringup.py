@@ -14,15 +14,22 @@ from twin.lab.lifecycle import start_lab
 from twin.lab.running import RunningLab
 from twin.model.lab import Lab
 from twin.model.results import CheckResult, Health, ItemResult
-from twin.runtime.registry import ProgressFn
+from twin.runtime.registry import ProgressFn, down_lab
 
 
 def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_poll: HealthProgress,
              timeout: float | None = None, image: str | None = None,
              templates: Path | None = None, preloaded: PreloadedAgent | None = None) -> tuple[RunningLab, Health]:
-    """Start the lab (twin.lab.lifecycle.start_lab) and wait until it is healthy."""
+    """Start the lab (twin.lab.lifecycle.start_lab) and wait until it is healthy. Interrupted (Ctrl-C,
+    or SIGTERM/SIGHUP through twin.host.signals) before the lab is judged, it removes the lab: an
+    interrupted bring-up leaves nothing behind. A lab judged unhealthy stays up for inspection."""
     running = start_lab(lab, name, runtime, on_step, image, templates, preloaded)
-    return running, wait_healthy(running, timeout or lab.health.timeout_s, on_poll)
+    try:
+        health = wait_healthy(running, timeout or lab.health.timeout_s, on_poll)
+    except KeyboardInterrupt:
+        down_lab(name)
+        raise
+    return running, health
 
 
 def verify_lab(lab: RunningLab) -> Health:
