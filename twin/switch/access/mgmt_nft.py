@@ -1,13 +1,16 @@
 """Per-client connection limits on a switch's management ports, in its namespace's nftables.
 
 A client address may open `RATE` new connections a second to the switch's gNMI and SSH ports after
-a burst of `BURST`; further SYNs are dropped (TCP sends them again a second later). With the gRPC
-server closing a connection that finishes no handshake within 10 s (twin.switch.access.grpc_guard) and
-sshd's MaxStartups (twin.switch.cli.ssh_logins), one address holds at most about BURST + 10 x RATE
-connections that never log in, so a flood from one GPU server leaves the switch's other clients
-their share of its connections (grpc_guard.MAX_CONNECTIONS). The rules keep no connection state
-(no conntrack): the switch's forwarding is not touched. Applied once the agent is ready, in the
-background and at low priority; again, replacing the table, when the agent restarts.
+a burst of `BURST`; further SYNs are dropped (TCP sends them again a second later). And it may hold
+at most `CONNS` of them at once: one more is refused with a TCP reset. Without that cap a client
+that keeps a call going on each connection (the idle and handshake limits of
+twin.switch.access.grpc_guard close only silent ones) reached the switch's 1,024 connections
+(grpc_guard.MAX_CONNECTIONS) in about 30 s and locked the host out.
+
+Counting connections needs connection tracking, for these connections only: every other packet,
+forwarded or the switch's own (BGP, BFD), is marked `notrack` before conntrack sees it, so the
+switch's forwarding keeps no state. Applied once the agent is ready, in the background and at low
+priority; again, replacing the table, when the agent restarts.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from twin.model.agent import AgentSwitch
 
 TABLE = "twin_mgmt"
 RATE, BURST = 32, 64  # new connections a second per client address, after a burst
+CONNS = 128           # connections one client address holds at once to a switch's management ports
 log = logging.getLogger("twin.mgmt_nft")
 
 
@@ -34,10 +38,24 @@ def rules(ports: Iterable[int]) -> str:
             f"table inet {TABLE} {{\n"
             "  set syn4 { type ipv4_addr; size 65535; flags dynamic,timeout; timeout 1m; }\n"
             "  set syn6 { type ipv6_addr; size 65535; flags dynamic,timeout; timeout 1m; }\n"
+            "  chain untracked_in {\n"
+            "    type filter hook prerouting priority raw; policy accept;\n"
+            f"    tcp dport {{ {dports} }} fib daddr type local return\n"
+            "    notrack\n"
+            "  }\n"
+            "  chain untracked_out {\n"
+            "    type filter hook output priority raw; policy accept;\n"
+            f"    tcp sport {{ {dports} }} return\n"
+            "    notrack\n"
+            "  }\n"
             "  chain input {\n"
             "    type filter hook input priority filter; policy accept;\n"
             f"    {syn} update @syn4 {{ ip saddr {limit} }} drop\n"
             f"    {syn} update @syn6 {{ ip6 saddr {limit} }} drop\n"
+            f"    tcp dport {{ {dports} }} ct state new meter conns4 size 65535 {{ ip saddr ct count over {CONNS} }} "
+            "reject with tcp reset\n"
+            f"    tcp dport {{ {dports} }} ct state new meter conns6 size 65535 {{ ip6 saddr ct count over {CONNS} }} "
+            "reject with tcp reset\n"
             "  }\n"
             "}\n")
 
