@@ -61,6 +61,13 @@ def _differences(lab: str) -> list[str]:
     assert facts.get("running") is not None, facts
     config = facts["config_db"]
     found = [describe(d, config) for d in drift(facts["rendered"], facts["running"])]
+    # and read by a second way, not frr_drift's: bgpd's own running config has the neighbor's shutdown
+    # line exactly when CONFIG_DB says admin_status down
+    bgpd = netns_exec(lab, LEAF, "vtysh", "--vty_socket", str(node_dir(lab, LEAF)), "-c", "show running-config")
+    shut = f" neighbor {IP} shutdown" in bgpd.stdout.splitlines()
+    if shut != (config["BGP_NEIGHBOR"][NEIGHBOR].get("admin_status") == "down"):
+        found.append(f"BGP_NEIGHBOR|{NEIGHBOR} admin_status={config['BGP_NEIGHBOR'][NEIGHBOR].get('admin_status')} "
+                     f"but bgpd {'has' if shut else 'lacks'} 'neighbor {IP} shutdown'")
     link = json.loads(netns_exec(lab, LEAF, "ip", "-j", "link", "show", PORT).stdout)[0]
     if str(link["mtu"]) != config["PORT"][PORT]["mtu"]:
         found.append(f"PORT|{PORT} mtu={config['PORT'][PORT]['mtu']} but the kernel has mtu {link['mtu']}")
