@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from twin.host import userfile
+from twin.host.poll import wait_until
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan
 from twin.switch.frr.frr_split import per_daemon_configs
@@ -104,16 +105,13 @@ def vtysh(rundir: Path, *args: str) -> list[str]:
 
 def wait_for_sockets(rundir: Path, daemons: list[str], timeout: float = 20, files: Sequence[str] = ()) -> None:
     """Until every daemon's vty socket (and `files`) exists in `rundir`; RuntimeBackendError after `timeout`."""
-    deadline = time.monotonic() + timeout
-    missing = daemons
     wanted = [f"{d}.vty" for d in daemons] + list(files)
-    while time.monotonic() < deadline:
-        missing = [f for f in wanted if not (rundir / f).exists()]
-        if not missing:
-            return
-        time.sleep(0.02)
-    raise RuntimeBackendError(f"FRR daemons did not start in {rundir}: {', '.join(missing)} "
-                              f"(see {rundir}/*.log)")
+
+    def missing() -> list[str]:
+        return [f for f in wanted if not (rundir / f).exists()]
+
+    wait_until(lambda: not missing(), timeout, 0.02, lambda: RuntimeBackendError(
+        f"FRR daemons did not start in {rundir}: {', '.join(missing())} (see {rundir}/*.log)"))
 
 
 def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,

@@ -11,12 +11,12 @@ persisted: config_db.json is the switch's saved config, loaded at boot as `confi
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import redis
 
+from twin.host.poll import wait_until
 from twin.stages.configdb import ConfigDb
 from twin.switch.redis.sonic_redis import CONFIG_DB_INITIALIZED, DATABASES, SonicRedis
 
@@ -69,16 +69,18 @@ def write_database_config(rundir: Path) -> None:
 def wait_ready(rundir: Path, timeout: float = 10) -> SonicRedis:
     """The switch's databases once redis answers on its socket; TimeoutError otherwise."""
     db = SonicRedis(unix_socket=socket_path(rundir), timeout=timeout)
-    deadline = time.monotonic() + timeout
-    last: Exception | None = None
-    while time.monotonic() < deadline:
+    last: list[Exception] = []
+
+    def answers() -> bool:
         try:
-            if socket_path(rundir).exists() and db.client("CONFIG_DB").ping():
-                return db
+            return socket_path(rundir).exists() and bool(db.client("CONFIG_DB").ping())
         except (OSError, redis.ConnectionError) as exc:  # still starting
-            last = exc
-        time.sleep(0.005)
-    raise TimeoutError(f"redis of {rundir.name} did not answer ({last or 'no socket'}; see {rundir / LOGFILE})")
+            last[:] = [exc]
+            return False
+
+    wait_until(answers, timeout, 0.005, lambda: TimeoutError(
+        f"redis of {rundir.name} did not answer ({last[0] if last else 'no socket'}; see {rundir / LOGFILE})"))
+    return db
 
 
 def config_load(db: SonicRedis, config: ConfigDb) -> None:
