@@ -14,7 +14,7 @@ GOLDEN_LABS := default rail gate
 # SONiC's reference artefacts are not vendored: YANG models (`twin validate`), SONiC's FRR templates
 # and test vectors (tests/fidelity) and containerlab's schema (`twin export`). twin and the tests look
 # in $TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference (~/.local/share/twin/reference; see
-# twin/host/reference.py and the README); where there is none, those checks are skipped and say so.
+# twin/host/reference.py and docs/reference/environment.md); where there is none, those checks are skipped and say so.
 
 DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 

@@ -156,3 +156,31 @@ def test_the_json_reference_marks_each_contract_field_and_the_model_still_has_it
         assert field in model.model_fields, f"{name} lost {field}, a field DESIGN §4 fixes"
         rows = [line for line in body.splitlines() if f"`{field}`" in line]
         assert any("**contract**" in row for row in rows), f"{command} {field} is not marked contract in json.md"
+
+
+def test_the_readme_is_short_starts_with_the_two_commands_and_links_every_page() -> None:
+    import yaml
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = readme.splitlines()
+    assert len(lines) < 250, f"README.md has {len(lines)} lines; what does not fit goes in docs/"
+    assert lines[2].split()[:2] == ["make", "lab-up"] and lines[3].split()[:2] == ["make", "test"]
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    local = [t for t in targets if "://" not in t]
+    missing = [t for t in local if not (ROOT / t).exists()]
+    assert missing == [], f"README.md links to files that do not exist: {missing}"
+
+    def pages(nav: object) -> list[str]:
+        if isinstance(nav, str):
+            return [nav]
+        if isinstance(nav, list):
+            return [p for item in nav for p in pages(item)]
+        if isinstance(nav, dict):
+            return [p for value in nav.values() for p in pages(value)]
+        return []
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+    linked = set(local)
+    own = ("index.md", "contributing.md")  # the README is the home page's gist; CONTRIBUTING.md is linked itself
+    unlinked = [p for p in pages(config["nav"]) if f"docs/{p}" not in linked and p not in own]
+    assert unlinked == [], f"README.md does not link these pages of the site: {unlinked}"
