@@ -1,6 +1,6 @@
 """Every input is safe: a malformed file of any kind gives one clear message (file, line, field, fix),
 exit 2, nothing created, and no hang. The readers all go through twin.host.userfile; its limits are in
-README's "Limits on input files"."""
+docs/topologies.md, "Limits on input files"."""
 # ruff: noqa: E501  (the catalog keeps each case and its message on one line)
 
 from __future__ import annotations

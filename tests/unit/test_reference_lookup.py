@@ -1,4 +1,4 @@
-"""SONiC's and containerlab's reference artefacts are found where the README says, and nowhere else:
+"""SONiC's and containerlab's reference artefacts are found where docs/reference/environment.md says, and nowhere else:
 $TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference; never a folder guessed beside the checkout."""
 
 from __future__ import annotations
