@@ -15,6 +15,7 @@ import pytest
 from labtools import leftovers, netns_exec, twin, twin_json, unique
 
 from twin.host.rundir import lab_dir, load_state, node_dir
+from twin.switch.agent import RESTARTED
 from twin.switch.agent_progress import LAUNCHED
 
 
@@ -103,6 +104,10 @@ def test_the_agent_is_set_up_while_frr_launches_and_produces_state_once_it_has(d
     assert max(mtime(d / "programmed.json") for d in switches) <= settings
     assert max(mtime(d / "bgpd.pid") for d in switches) <= launched
     log = (run / "agent.log").read_text()
+    # started ahead of the switches, it programs them as a fresh switch's daemons do (it used to
+    # decide by whether the lab was marked launched by the time it read its settings, and then
+    # converged every switch again as after a crash, rewriting programmed.json)
+    assert RESTARTED not in log, log
     assert log.index(f"config daemons of {len(switches)} switches started") < log.index(
         f"state producers of {len(switches)} switches started")
 

@@ -15,6 +15,7 @@ import pytest
 from labtools import running_lab, twin, twin_json, until
 
 from twin.host.rundir import lab_dir, node_dir
+from twin.switch.agent import RESTARTED
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +119,7 @@ def test_a_killed_agent_is_named_and_agent_restart_brings_it_back(lab: str) -> N
     assert checks["agent"]["status"] == "failure" and checks["bgp-sessions"]["status"] == "skipped"
 
     twin("agent", "restart", "--name", lab)
+    assert RESTARTED in (lab_dir(lab) / "agent.log").read_text()  # it converged the running switches
     assert until(lambda: _healthy_and_established(lab), timeout=60)
     doc = _status(lab)
     assert doc["agent"]["running"] and doc["agent"]["pid"] != pid

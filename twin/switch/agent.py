@@ -43,6 +43,7 @@ from twin.switch.state.switchd import SwitchDaemons
 from twin.switch.twin_endpoint import TwinSwitchEndpoint
 
 SwitchParts = tuple[ConfigDaemon, SwitchProducers]  # what twin runs for one of its own switches
+RESTARTED = "started where the switches run: converging each on CONFIG_DB from what it runs"
 log = logging.getLogger("twin.agent")
 
 
@@ -100,7 +101,9 @@ def _await_file(run_dir: Path, name: str) -> bool:
     return True
 
 
-def serve(run_dir: Path) -> None:
+def serve(run_dir: Path, started_ahead: bool = False) -> None:
+    """Serve the lab's switches. `started_ahead`: started before the switches launched (`twin up`);
+    otherwise the switches already run (`twin agent restart`, or an agent started after the launch)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = AgentSettings.model_validate_json((run_dir / "agent.json").read_text())
     creds = None
@@ -117,12 +120,14 @@ def serve(run_dir: Path) -> None:
     parts: list[SwitchParts] = []
     progress = Progress(run_dir)
     templates = Path(settings.sonic_templates) if settings.sonic_templates else None
-    # Started where the switches already run (`twin agent restart`, which marks the lab launched
-    # first): an earlier agent may have died half-way through programming them, so each config
-    # daemon converges its switch on CONFIG_DB from what the switch runs, once that agent's
-    # leftover vtysh and ip processes have ended.
-    restarted = (run_dir / LAUNCHED).exists()
+    # Started where the switches already run (`twin agent restart`): an earlier agent may have died
+    # half-way through programming them, so each config daemon converges its switch on CONFIG_DB from
+    # what the switch runs, once that agent's leftover vtysh and ip processes have ended. Said by how
+    # the agent was started, not by whether the lab is marked launched by now: an agent started ahead
+    # of a small lab can read its settings after the launch (loading SONiC's YANG models takes a while).
+    restarted = not started_ahead
     if restarted:
+        log.info(RESTARTED)
         own_switches = [sw for sw in settings.switches if not sw.sonic and sw.rundir and sw.netns]
         await_leftover_writers({str(sw.rundir) for sw in own_switches}, {str(sw.netns) for sw in own_switches})
     for sw in settings.switches:
@@ -206,7 +211,7 @@ def main() -> None:
         return
     if (args.await_settings or args.preloaded) and not await_settings(args.run_dir):
         return
-    serve(args.run_dir)
+    serve(args.run_dir, started_ahead=args.await_settings or args.preloaded)
 
 
 if __name__ == "__main__":
