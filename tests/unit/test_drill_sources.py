@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pyroute2.netlink.rtnl.rtmsg import rtmsg
 
+from twin.checks.fibwatch import parse_routes
 from twin.drills.observe.counters import tx_packets
-from twin.drills.observe.fibwatch import parse_routes
 from twin.drills.observe.logwatch import LogWatch, parse_line
 
 NAMES = {"10.0.0.64": "spine1"}

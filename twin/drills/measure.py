@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from twin.checks.fibwatch import Fib
 from twin.drills.faults.base import Session
 from twin.drills.observations import FibHistory, ProbeResult
-from twin.drills.oracle import Fib, mismatches
+from twin.drills.oracle import mismatches
 from twin.model.drill import LossRun, SessionEvent
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
+from twin.checks.fibwatch import Fib
 from twin.drills.faults.base import Fault
-from twin.drills.oracle import Fib
 from twin.drills.schedule import Action
 from twin.model.drill import LossRun, SessionEvent, Step
 

@@ -12,12 +12,10 @@ from collections.abc import Iterable, Sequence
 
 import networkx as nx
 
+from twin.checks.fibwatch import Fib  # switch -> prefix -> next-hop addresses
 from twin.drills.faults.base import Fault, LinkKey, link_key
 from twin.drills.schedule import fault_scope
 from twin.model.plan import Plan
-
-# switch -> prefix -> next-hop addresses
-Fib = dict[str, dict[str, frozenset[str]]]
 
 
 def fabric_graph(plan: Plan, down_nodes: Iterable[str] = (), down_links: Iterable[LinkKey] = ()) -> nx.MultiGraph:

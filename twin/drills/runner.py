@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from twin.checks.fibwatch import FibWatch
 from twin.checks.health import check_health
 from twin.drills import measure
 from twin.drills.assemble import assemble
@@ -21,7 +22,6 @@ from twin.drills.judge import judge
 from twin.drills.lab_health import record_lab_health, record_unrestored
 from twin.drills.observations import During, Observations, ProbeSpec
 from twin.drills.observe.counters import SpineCounters
-from twin.drills.observe.fibwatch import FibWatch
 from twin.drills.observe.logwatch import LogWatch
 from twin.drills.observe.probe_traffic import ProbeProcess, flow_paths, probe_hosts, probe_spec
 from twin.drills.oracle import Expectation, expected_fibs, mismatches

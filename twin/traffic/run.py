@@ -6,10 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from twin.checks.fibwatch import Fib, FibWatch
 from twin.drills.api import run_drill
 from twin.drills.faults.injector import Injector, check_tools
-from twin.drills.observe.fibwatch import FibWatch
-from twin.drills.oracle import Expectation, Fib, expected_fibs, mismatches
+from twin.drills.oracle import Expectation, expected_fibs, mismatches
 from twin.drills.runner import Options
 from twin.drills.targets import resolve as resolve_target
 from twin.host.poll import wait_until
