@@ -154,7 +154,7 @@ def _log_time(line: str) -> float:
 
 
 def test_bfdd_started_once_bgp_was_up_and_no_bfd_session_flapped(default_lab: str) -> None:
-    """The held start (twin.runtime.held_start): every switch's bfdd starts after its BGP sessions came
+    """The held start (twin.kinds.held_start): every switch's bfdd starts after its BGP sessions came
     up, so FRR never re-creates a BFD session under a live one; no BGP session went down for BFD."""
     for n in (s for s in json.loads((lab_dir(default_lab) / "state.json").read_text())["nodes"]
               if s["kind"] == "switch"):

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from twin.kinds.protocol import NodeLaunch, NodeStart
 from twin.kinds.registry import switch_kind
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.runtime import bringup
-from twin.runtime.bringup import NodeLaunch, NodeStart
 from twin.runtime.protocol import UpHooks
 from twin.stages.lab_file import load_lab
 

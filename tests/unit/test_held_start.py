@@ -1,5 +1,5 @@
 """The held start of `twin up`: bfdd released once every node runs, the gNMI agent started
-meanwhile (twin.runtime.held_start, twin.runtime.bringup._release)."""
+meanwhile (twin.kinds.held_start, twin.runtime.bringup._release)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from twin.kinds.held_start import HeldStart
 from twin.model import phases
 from twin.model.errors import RuntimeBackendError
 from twin.runtime import bringup
-from twin.runtime.held_start import HeldStart
 
 STATE: Any = object()  # _release hands the state to on_started untouched
 

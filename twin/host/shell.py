@@ -39,6 +39,11 @@ def netns_argv(netns: str, cmd: Sequence[str]) -> list[str]:
     return ["ip", "netns", "exec", netns, *cmd]
 
 
+def sysctl(netns: str, values: dict[str, str]) -> None:
+    """Kernel settings of one network namespace, in one `sysctl` process."""
+    run(netns_argv(netns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
+
+
 def list_netns() -> list[str]:
     proc = run(["ip", "netns", "list"], check=False)
     return [line.split()[0] for line in proc.stdout.splitlines() if line.strip()]

@@ -3,19 +3,36 @@
 Each NIC gets its own table (100 + NIC number) with a default route via its leaf and a rule
 that sends traffic sourced from the NIC's address through it, as multi-NIC GPU servers do;
 the main table's default route uses the first NIC. Facts (sysctls, no management) in host.yaml.
+
+A host imported from containerlab with `exec:` lines sets itself up instead: its links come up
+and its lines run, in order, each once (its launch).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from twin.host.shell import ip_batch, sysctl
 from twin.kinds.facts import load_facts
+from twin.kinds.linux_start import links_up
 from twin.kinds.plain import PlainKind
+from twin.kinds.protocol import NodeLaunch, NodeProcesses, NodeStart
 from twin.model.plan import NodePlan
 
 FACTS = load_facts("host")
 HOST_SYSCTLS = FACTS.sysctls
 
 
-KIND = PlainKind(FACTS)
+class HostKind(PlainKind):
+    def prepare(self, start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
+        """A server's addresses and routes; its `exec:` lines (in order, each once) are its launch."""
+        node = start.node
+        sysctl(start.netns, self.facts.sysctls)
+        if not node.exec:
+            ip_batch(server_lines(node), netns=start.netns)
+            return lambda: []
+        ip_batch(links_up(node), netns=start.netns)
+        return lambda: [procs.exec_line(start.lab, node, line) for line in node.exec]
 
 
 def server_lines(node: NodePlan) -> list[str]:
@@ -37,3 +54,6 @@ def server_lines(node: NodePlan) -> list[str]:
             lines.append(f"route add default via {gw} dev {iface.kernel}")
             first = False
     return lines
+
+
+KIND = HostKind(FACTS)

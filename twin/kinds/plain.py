@@ -1,6 +1,6 @@
-"""A node kind with no quirks: its data file says everything. Interfaces keep the plan's kernel names
-inside containers too, the kind can run any plan, and the gNMI agent serves it (if it is a switch)
-through the databases twin runs itself."""
+"""What a node kind without quirks answers: interfaces keep the plan's kernel names inside containers
+too, the kind can run any plan, and the gNMI agent serves it (if it is a switch) through the databases
+twin runs itself. A kind's class adds how it is started (`prepare`, `clab_exec`: twin.kinds.protocol)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,20 @@
 """Node kinds registered by name; runtimes and exports look them up instead of testing kind strings.
 
 Adding a node kind: a module twin/kinds/<module>.py with its data file <module>.yaml and a `KIND`
-object implementing NodeKind, plus one line in KINDS below (see CONTRIBUTING.md).
+object implementing NodeKind (twin.kinds.protocol: its facts, how it is prepared, its containerlab
+`exec:` lines), plus one line in KINDS below (see CONTRIBUTING.md).
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from pathlib import Path
-from typing import Protocol, cast
+from typing import cast
 
-from twin.kinds.facts import ClabKind, KindFacts
+from twin.kinds.facts import ClabKind
+from twin.kinds.protocol import NodeKind
 from twin.model.errors import TwinError
-from twin.model.plan import InterfacePlan, NodePlan, Plan
+from twin.model.plan import NodePlan
 
 # name -> module under twin.kinds holding `KIND`
 KINDS: dict[str, str] = {
@@ -23,24 +24,6 @@ KINDS: dict[str, str] = {
     "host": "host",
 }
 DEFAULT_SWITCH = "frr-switch"
-
-
-class NodeKind(Protocol):
-    """One kind of node: its facts (from its data file) and the few hooks data cannot express."""
-
-    facts: KindFacts
-
-    def container_iface(self, iface: InterfacePlan) -> str:
-        """The interface name inside the node's container for one of its plan interfaces."""
-        ...
-
-    def plan_problems(self, plan: Plan) -> list[str]:
-        """What this kind cannot run of `plan` (one line each), checked before anything is created."""
-        ...
-
-    def agent_backend(self, rundir: Path) -> dict[str, str]:
-        """How the gNMI agent reaches the databases of a switch of this kind ({}: twin's own)."""
-        ...
 
 
 def get_kind(name: str) -> NodeKind:

@@ -49,6 +49,7 @@ from twin.host.dockerapi import client
 from twin.host.poll import wait_until
 from twin.host.rundir import node_dir
 from twin.kinds.facts import load_facts
+from twin.kinds.protocol import NodeLaunch, NodeProcesses, NodeStart, cannot_start
 from twin.model import hwsku
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import InterfacePlan, NodePlan, Plan
@@ -217,7 +218,8 @@ def _wait(ready: Callable[[], bool], message: str, timeout: float = BOOT_TIMEOUT
 
 class SonicVsKind:
     """docker-sonic-vs: ports named as containerlab's sonic-vs kind names them, its HWSKU's port
-    limits, and the agent fronting its redis."""
+    limits, and the agent fronting its redis. It boots whole in its container (`boot`), never in a
+    namespace whose processes the runtime runs."""
 
     facts = FACTS
 
@@ -229,6 +231,9 @@ class SonicVsKind:
 
     def agent_backend(self, rundir: Path) -> dict[str, str]:
         return agent_backend(rundir)
+
+    def prepare(self, start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
+        raise cannot_start(start)
 
 
 KIND = SonicVsKind()

@@ -8,25 +8,22 @@ remove everything (`tear_down`).
 the namespaces, the run directory.
 
 What differs between runtimes is a Placement: how nodes come to exist, how links are made and how
-one node is prepared and launched. Doing that for a node that runs twin's FRR (switch, router) or a
-server is shared too (`prepare_linux_node`), given a NodeProcesses: how to run things in that node.
+one node is prepared and launched. A node whose processes the runtime runs (twin's FRR switch, an FRR
+router, a server) is prepared by its kind (`prepare_linux_node`: NodeKind.prepare, twin.kinds), given a
+NodeProcesses: how to run things in that node.
 """
 
 from __future__ import annotations
 
 import contextvars
-import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor, wait
-from contextlib import contextmanager
-from dataclasses import dataclass
-from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+from ipaddress import IPv4Address, IPv4Network
 from pathlib import Path
 from typing import Protocol
 
-from twin.host import userfile
 from twin.host.processes import processes_using, stop_processes
 from twin.host.rundir import (
     known_labs,
@@ -38,17 +35,16 @@ from twin.host.rundir import (
     save_state,
 )
 from twin.host.shell import ip_batch, list_netns, run
-from twin.kinds.host import server_lines
-from twin.kinds.registry import NodeKind, kind_of
+from twin.kinds.held_start import HeldStart
+from twin.kinds.protocol import NodeKind, NodeLaunch, NodeProcesses, NodeStart
+from twin.kinds.registry import kind_of
 from twin.model import phases
-from twin.model.config_db import ConfigDb
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.names import check_lab_name
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState, NodeState
 from twin.runtime import neighbours
 from twin.runtime.frr_statedirs import remove_statedirs
-from twin.runtime.held_start import BGP_SETTLE_S, HELD_DAEMONS, HeldStart
 from twin.runtime.launch_order import start_nodes
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, StateFn, UpHooks
 from twin.runtime.wiring import (
@@ -58,42 +54,7 @@ from twin.runtime.wiring import (
     pick_mgmt_subnet,
     pidfile_pids,
     preflight,
-    sysctl,
 )
-from twin.stages.render.config_db import dumps, node_config_db
-from twin.stages.render.frr import render_frr
-from twin.switch.config.cfgmgr import PROGRAMMED
-from twin.switch.config.kernel import kernel_lines
-from twin.switch.frr.frr_daemons import (
-    FrrBoot,
-    launch_frr,
-    launch_later,
-    load_frr,
-    node_daemons,
-    prepare_boot,
-    wait_bgp_established,
-)
-from twin.switch.redis import redis_server
-from twin.switch.redis.sonic_redis import as_stored
-
-
-@dataclass(frozen=True)
-class NodeStart:
-    """Everything starting one node needs: the lab, its plan, the node, its kind and management address."""
-
-    lab: str
-    plan: Plan
-    node: NodePlan
-    kind: NodeKind
-    mgmt_ip: str          # "" for nodes without management (servers)
-    mgmt_plen: int
-    templates: Path | None  # a SONiC release's FRR templates; None: twin's own renderer
-    held: HeldStart | None = None   # bfdd held until every node has started; None: started at once
-
-
-# A prepared node's launch: starts its routing daemons (or whatever else is its start) and returns
-# warnings and what was run, for `twin up` to report.
-NodeLaunch = Callable[[], list[str]]
 
 
 class Placement(Protocol):
@@ -121,24 +82,6 @@ class Placement(Protocol):
 
     def remove_nodes(self, lab: str) -> list[str]:
         """Remove what create_nodes made beyond namespaces and processes; returns what was removed."""
-        ...
-
-
-class NodeProcesses(Protocol):
-    """How to run things inside a node, for prepare_linux_node."""
-
-    def prepare_rundir(self, lab: str, node: NodePlan, rundir: Path) -> None:
-        ...
-
-    def mgmt_lines(self, mgmt_ip: str, plen: int) -> list[str]:
-        """`ip -b` lines giving eth0 its management address (none when the runtime did)."""
-        ...
-
-    def start_daemon(self, lab: str, node: NodePlan, argv: list[str]) -> None:
-        ...
-
-    def exec_line(self, lab: str, node: NodePlan, line: str) -> str:
-        """Run one of an imported host's `exec:` lines in the node; returns what `twin up` reports."""
         ...
 
 
@@ -236,8 +179,8 @@ def _up(runtime: str, lab: str, plan: Plan, switches: NodeKind, placement: Place
     def prepare(node: NodePlan) -> None:
         with phases.recording(recorder):
             launches[node.name] = placement.prepare_node(NodeStart(
-                lab, plan, node, kind_of(node, switches), str(mgmt_ip.get(node.name, "")), subnet.prefixlen,
-                templates, held))
+                lab, plan, node, kind_of(node, switches), node_netns(lab, node.name),
+                str(mgmt_ip.get(node.name, "")), subnet.prefixlen, templates, held))
 
     def launch(node: NodePlan) -> list[str]:
         with phases.recording(recorder):
@@ -287,123 +230,11 @@ def _release(held: HeldStart, state: LabState, on_started: StateFn | None) -> No
         releasing.result()
 
 
-# -- starting one node that runs Linux: twin's FRR switch, an FRR router, a server --------------
+# -- starting one node whose processes the runtime runs: twin's FRR switch, an FRR router, a server --
 
 def prepare_linux_node(start: NodeStart, procs: NodeProcesses) -> NodeLaunch:
-    """Prepare a server, twin's FRR switch or an imported FRR router, by its kind; returns its launch."""
+    """Prepare a node whose processes the runtime runs (in its namespace or its container), as its
+    kind does it (NodeKind.prepare); returns its launch."""
     rundir = node_dir(start.lab, start.node.name)
     rundir.mkdir(parents=True, exist_ok=True)
-    preparer = _PREPARERS.get(start.kind.facts.boot)
-    if preparer is None:
-        raise RuntimeBackendError(f"{start.node.name}: this runtime cannot start a node of kind "
-                                  f"'{start.kind.facts.name}' (boot: {start.kind.facts.boot})")
-    return preparer(start, procs, rundir)
-
-
-def _prepare_host(start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
-    """A server's addresses and routes; its `exec:` lines (in order, each once) are its launch."""
-    node, ns = start.node, node_netns(start.lab, start.node.name)
-    sysctl(ns, start.kind.facts.sysctls)
-    if not node.exec:
-        ip_batch(server_lines(node), netns=ns)
-        return lambda: []
-    ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces], netns=ns)
-    return lambda: [procs.exec_line(start.lab, node, line) for line in node.exec]
-
-
-def _prepare_switch(start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
-    """twin's switch: config_db.json, its databases, the kernel programmed from it, FRR's config
-    checked and split; FRR is its launch."""
-    node, ns = start.node, node_netns(start.lab, start.node.name)
-    sysctl(ns, start.kind.facts.sysctls)
-    procs.prepare_rundir(start.lab, node, rundir)
-    eth0 = IPv4Interface(f"{start.mgmt_ip}/{start.mgmt_plen}")
-    db = node_config_db(start.plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
-    (rundir / "config_db.json").write_text(dumps(db))
-    _start_databases(start, procs, rundir, db)
-    conf = render_frr(db, start.templates)
-    ifmap = {i.name: i.kernel for i in node.interfaces}
-    ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
-    with _named(node):  # every daemon starts with its own part of twin's rendering (as the floor does)
-        boot = prepare_boot(rundir, node_daemons(node, start.plan.fabric.bfd.enabled), conf,
-                            HELD_DAEMONS if start.held is not None else ())
-    return lambda: _launch_switch(start, procs, rundir, boot)
-
-
-def _prepare_router(start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
-    """An imported router running the user's own FRR files, loaded by vtysh once its daemons run
-    (vtysh reports all FRR refuses)."""
-    node, ns = start.node, node_netns(start.lab, start.node.name)
-    sysctl(ns, start.kind.facts.sysctls)
-    procs.prepare_rundir(start.lab, node, rundir)
-    assert node.frr_conf is not None
-    conf = userfile.read_text(node.frr_conf)  # checked when the topology was loaded; again here
-    ip_batch(["link set dev lo up"] + [f"link set dev {i.kernel} up" for i in node.interfaces]
-             + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=ns)
-    return lambda: _launch_router(start, procs, rundir, conf)
-
-
-# a kind's boot -> how it is prepared (sonic-vs boots in its container: the container runtimes do that)
-_PREPARERS: dict[str, Callable[[NodeStart, NodeProcesses, Path], NodeLaunch]] = {
-    "server": _prepare_host, "twin-switch": _prepare_switch, "frr": _prepare_router}
-
-
-def _launcher(start: NodeStart, procs: NodeProcesses) -> Callable[[list[str]], None]:
-    return lambda argv: procs.start_daemon(start.lab, start.node, argv)
-
-
-def _launch_switch(start: NodeStart, procs: NodeProcesses, rundir: Path, boot: FrrBoot) -> list[str]:
-    node, launch = start.node, _launcher(start, procs)
-    with _named(node):
-        skipped = boot.launch(node_netns(start.lab, node.name), launch)
-    if boot.left:
-        assert start.held is not None
-        start.held.daemons[node.name] = lambda: _start_later(node.name, rundir, start.lab, boot.left, launch)
-    phases.reach("daemon_launch")
-    phases.reach("config_applied")
-    return [f"{node.name}: {w}" for w in skipped]
-
-
-def _launch_router(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:
-    node = start.node
-    with _named(node):
-        skipped = launch_frr(rundir, node_netns(start.lab, node.name),
-                             node_daemons(node, start.plan.fabric.bfd.enabled), _launcher(start, procs))
-        phases.reach("daemon_launch")
-        load_frr(rundir, conf)
-    phases.reach("config_applied")
-    return [f"{node.name}: {w}" for w in skipped]
-
-
-@contextmanager
-def _named(node: NodePlan | str) -> Iterator[None]:
-    """A RuntimeBackendError raised inside names the node."""
-    try:
-        yield
-    except RuntimeBackendError as exc:
-        raise RuntimeBackendError(f"{node if isinstance(node, str) else node.name}: {exc}") from None
-
-
-def _start_later(name: str, rundir: Path, lab: str, daemons: list[str], launch: Callable[[list[str]], None]) -> None:
-    """The daemons held back (HELD_DAEMONS), once the switch's BGP sessions are up (or BGP_SETTLE_S passed)."""
-    wait_bgp_established(rundir, BGP_SETTLE_S)
-    with _named(name):
-        launch_later(rundir, node_netns(lab, name), daemons, launch)
-
-
-def _start_databases(start: NodeStart, procs: NodeProcesses, rundir: Path, db: ConfigDb) -> None:
-    """SONiC's redis databases of a switch, CONFIG_DB loaded from its config_db.json (as
-    `config-setup` does at boot); programmed.json records that the kernel and FRR are
-    about to be programmed from it, for the config daemon that takes over from here."""
-    node = start.node
-    redis_server.write_database_config(rundir)
-    procs.start_daemon(start.lab, node, redis_server.redis_argv(rundir))
-    try:
-        databases = redis_server.wait_ready(rundir)
-    except TimeoutError as exc:
-        raise RuntimeBackendError(f"{node.name}: {exc}") from None
-    try:
-        redis_server.config_load(databases, db)
-    finally:
-        databases.close()
-    (rundir / PROGRAMMED).write_text(json.dumps(as_stored(db), sort_keys=True))
+    return start.kind.prepare(start, procs, rundir)

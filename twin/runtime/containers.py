@@ -14,7 +14,8 @@ from twin.host.dockerapi import LAB_LABEL, client, engine_running
 from twin.host.rundir import node_dir
 from twin.host.shell import run
 from twin.kinds import sonic_vs
-from twin.kinds.registry import NodeKind, switch_kind
+from twin.kinds.protocol import NodeKind
+from twin.kinds.registry import switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState

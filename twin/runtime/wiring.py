@@ -16,7 +16,7 @@ from ipaddress import IPv4Network
 from pathlib import Path
 
 from twin.host.rundir import known_labs
-from twin.host.shell import ip_batch, list_netns, netns_argv, run
+from twin.host.shell import ip_batch, list_netns, run
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
@@ -101,10 +101,6 @@ def preflight() -> None:
     if not Path("/usr/lib/frr/zebra").exists() or shutil.which("vtysh") is None:
         raise TwinError("FRR is not installed: run 'make lab-up' (it installs it) or "
                         "'apt-get install frr frr-pythontools'")
-
-
-def sysctl(ns: str, values: dict[str, str]) -> None:
-    run(netns_argv(ns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
 
 
 def parallel(nodes: list[NodePlan], fn: Callable[[NodePlan], list[str]],

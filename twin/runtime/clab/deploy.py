@@ -26,12 +26,13 @@ from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client
 from twin.host.poll import wait_until
 from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import run
+from twin.kinds.protocol import NodeLaunch, NodeStart
 from twin.kinds.registry import kind_of, switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
-from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, tear_down
+from twin.runtime.bringup import bring_up, tear_down
 from twin.runtime.clab.command import ClabCommand, clab_inspect_nodes, missing_message
 from twin.runtime.clab.topology import clab_topology, dump_yaml, node_files
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks

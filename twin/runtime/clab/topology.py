@@ -45,7 +45,8 @@ import yaml
 from twin.host import userfile
 from twin.kinds import frr_router, frr_switch, host, sonic_vs
 from twin.kinds.facts import ClabKind
-from twin.kinds.registry import NodeKind, clab_switch_kind, kind_of
+from twin.kinds.protocol import NodeKind
+from twin.kinds.registry import clab_switch_kind, kind_of
 from twin.model.errors import TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.stages.render.config_db import dumps, node_config_db

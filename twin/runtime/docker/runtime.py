@@ -31,12 +31,13 @@ from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, n
 from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import ip_batch
 from twin.kinds import sonic_vs
-from twin.kinds.registry import NodeKind, kind_of
+from twin.kinds.protocol import NodeKind, NodeLaunch, NodeStart
+from twin.kinds.registry import kind_of
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 from twin.runtime import containers, wiring
-from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, prepare_linux_node, tear_down
+from twin.runtime.bringup import bring_up, prepare_linux_node, tear_down
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
 from twin.switch.frr.frr_daemons import daemon_env
 

@@ -15,12 +15,13 @@ from pathlib import Path
 
 from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import ip_batch, netns_argv, run
-from twin.kinds.registry import NodeKind, switch_kind
+from twin.kinds.protocol import NodeKind, NodeLaunch, NodeStart
+from twin.kinds.registry import switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.model.state import LabState
 from twin.runtime import wiring
-from twin.runtime.bringup import NodeLaunch, NodeStart, bring_up, prepare_linux_node, tear_down
+from twin.runtime.bringup import bring_up, prepare_linux_node, tear_down
 from twin.runtime.confine import HOW as CONFINED
 from twin.runtime.confine import confined_argv
 from twin.runtime.protocol import NO_HOOKS, ProgressFn, UpHooks
