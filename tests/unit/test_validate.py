@@ -126,6 +126,69 @@ def test_broken_config_is_caught(configs: Path, switch: str, change: Callable[[D
     assert any(line == f"{path}: {expected}" for line in lines), "\n".join(lines)
 
 
+def _leaf_asn(*fields: tuple[str, str, str]) -> Callable[[Db], None]:
+    def change(db: Db) -> None:
+        for table, key, field in fields:
+            db[table][key][field] = "65199"
+    return change
+
+
+LOCAL_ASN, BGP_ASN = ("BGP_GLOBALS", "default", "local_asn"), ("DEVICE_METADATA", "localhost", "bgp_asn")
+
+
+@pytest.mark.parametrize(("folder", "change", "expected"), [
+    pytest.param("configs/gate", _leaf_asn(LOCAL_ASN, BGP_ASN),
+                 "BGP_GLOBALS|default local_asn: ASN 65199, but spine1 and spine2 expect 65101 for leaf1 (their "
+                 "BGP_NEIGHBOR asn); set BGP_GLOBALS|default local_asn and DEVICE_METADATA|localhost bgp_asn to "
+                 "65101", id="both-spines-against-the-leaf"),
+    pytest.param("configs/default", _leaf_asn(LOCAL_ASN, BGP_ASN),
+                 "BGP_GLOBALS|default local_asn: ASN 65199, but spine1, spine2, spine3 and spine4 expect 65101 for "
+                 "leaf1 (their BGP_NEIGHBOR asn); set BGP_GLOBALS|default local_asn and DEVICE_METADATA|localhost "
+                 "bgp_asn to 65101", id="four-spines-against-the-leaf"),
+    pytest.param("configs/gate", _leaf_asn(BGP_ASN),
+                 "DEVICE_METADATA|localhost bgp_asn: ASN 65199, but BGP_GLOBALS|default local_asn says 65101 and "
+                 "spine1 and spine2 expect 65101 for leaf1 (their BGP_NEIGHBOR asn); set DEVICE_METADATA|localhost "
+                 "bgp_asn to 65101", id="metadata-against-its-own-file-and-the-spines"),
+])
+def test_a_wrong_leaf_asn_is_one_finding_on_the_leafs_file(tmp_path: Path, folder: str,
+                                                           change: Callable[[Db], None], expected: str) -> None:
+    """The spines agree with each other on the leaf's ASN: the leaf's file is the odd one out, named once,
+    and no spine's file is told to take the leaf's mistake."""
+    configs = tmp_path / "configs"
+    shutil.copytree(REPO / folder, configs)
+    path = edit(configs, "leaf1", change)
+    _, findings = validate_folder(configs, yang=False)
+    assert [str(f) for f in findings] == [f"{path}: {expected}"]
+
+
+def test_one_spine_wrong_about_a_leaf_is_named_on_that_spine(configs: Path) -> None:
+    path = edit(configs, "spine2", lambda db: db["BGP_NEIGHBOR"]["default|10.0.0.67"].update(asn="65199"))
+    _, findings = validate_folder(configs, yang=False)
+    assert [str(f) for f in findings] == [
+        f"{path}: BGP_NEIGHBOR|default|10.0.0.67 asn: peer leaf1 (10.0.0.67) has ASN 65101, not 65199; "
+        "set asn to 65101"]
+
+
+@pytest.mark.parametrize(("spine1", "spine2", "expected"), [
+    pytest.param("65199", "65101", {"spine2": "peer leaf1 (10.0.0.67) has ASN 65199, not 65101; set asn to 65199"},
+                 id="the-leaf-and-one-spine-against-the-other"),
+    pytest.param("65102", "65101", {"spine1": "peer leaf1 (10.0.0.65) has ASN 65199, not 65102; set asn to 65199",
+                                    "spine2": "peer leaf1 (10.0.0.67) has ASN 65199, not 65101; set asn to 65199"},
+                 id="no-majority-the-leafs-own-stands"),
+])
+def test_the_majority_names_the_odd_ones_out(tmp_path: Path, spine1: str, spine2: str,
+                                             expected: dict[str, str]) -> None:
+    configs = tmp_path / "configs"
+    shutil.copytree(REPO / "configs/gate", configs)
+    edit(configs, "leaf1", _leaf_asn(LOCAL_ASN, BGP_ASN))
+    edit(configs, "spine1", lambda db: db["BGP_NEIGHBOR"]["default|10.0.0.65"].update(asn=spine1))
+    edit(configs, "spine2", lambda db: db["BGP_NEIGHBOR"]["default|10.0.0.67"].update(asn=spine2))
+    _, findings = validate_folder(configs, yang=False)
+    key = {"spine1": "default|10.0.0.65", "spine2": "default|10.0.0.67"}
+    assert sorted(str(f) for f in findings) == sorted(
+        f"{configs}/{spine}/config_db.json: BGP_NEIGHBOR|{key[spine]} asn: {text}" for spine, text in expected.items())
+
+
 def test_roce_mtu_and_storage_separation_from_the_lab(configs: Path) -> None:
     _, findings = validate_folder(configs, RoceSettings(mtu=9200))
     assert len(findings) == 8 * 6 + 4 * 8  # every port of 8 leaves (6 ports) and 4 spines (8 ports)

@@ -24,9 +24,16 @@ def _addresses(cfg: SwitchConfig) -> list[tuple[str, str, IPv4Interface]]:
     return out
 
 
-def _asn(cfg: SwitchConfig) -> str:
-    return str(cfg.table("BGP_GLOBALS").get("default", {}).get("local_asn")
-               or cfg.table("DEVICE_METADATA").get("localhost", {}).get("bgp_asn", ""))
+# Where a switch's config says its own ASN: frrcfgd's `router bgp` comes from the first, bgpcfgd's
+# from the second.
+ASN_FIELDS = (("BGP_GLOBALS", "default", "local_asn"), ("DEVICE_METADATA", "localhost", "bgp_asn"))
+
+
+def _asn_fields(cfg: SwitchConfig) -> list[tuple[str, str]]:
+    """(`TABLE|key field`, ASN) of each field of `cfg` that says the switch's own ASN, in ASN_FIELDS'
+    order: the first is taken as the switch's ASN when the places that say it have no majority."""
+    return [(f"{table}|{key} {field}", str(value)) for table, key, field in ASN_FIELDS
+            if (value := cfg.table(table).get(key, {}).get(field)) not in (None, "")]
 
 
 def _neighbors(cfg: SwitchConfig) -> dict[str, tuple[str, dict[str, str]]]:
@@ -65,15 +72,14 @@ def address_findings(cfgs: list[SwitchConfig]) -> list[Finding]:
 
 
 def session_findings(cfgs: list[SwitchConfig]) -> list[Finding]:
-    """Every session has a reverse session on the switch that owns the peer address, ASNs agree,
-    and both addresses sit on the same link."""
+    """Every session has a reverse session on the switch that owns the peer address, both addresses
+    sit on the same link, and ASNs agree (asn_findings)."""
     out = []
     owner: dict[str, tuple[SwitchConfig, IPv4Interface]] = {}
     for cfg in cfgs:
         for _, _, iface in _addresses(cfg):
             owner[str(iface.ip)] = (cfg, iface)
     for cfg in cfgs:
-        my_asn = _asn(cfg)
         mine = {str(i.ip): i for _, _, i in _addresses(cfg)}
         for ip, (key, row) in sorted(_neighbors(cfg).items()):
             where = f"BGP_NEIGHBOR|{key}"
@@ -82,11 +88,6 @@ def session_findings(cfgs: list[SwitchConfig]) -> list[Finding]:
                                    "fix the neighbor address, or add the peer's config"))
                 continue
             peer, peer_iface = owner[ip]
-            peer_asn = _asn(peer)
-            if str(row.get("asn")) != peer_asn:
-                out.append(Finding("bgp", cfg.file, f"{where} asn",
-                                   f"peer {peer.name} ({ip}) has ASN {peer_asn}, not {row.get('asn')}",
-                                   f"set asn to {peer_asn}"))
             local = str(row.get("local_addr", ""))
             if local and local in mine and ip_interface(f"{ip}/{peer_iface.network.prefixlen}").network != \
                     mine[local].network:
@@ -100,14 +101,49 @@ def session_findings(cfgs: list[SwitchConfig]) -> list[Finding]:
                                    f"one-sided session: {peer.name} has no BGP_NEIGHBOR for any address of "
                                    f"{cfg.name}", f"add BGP_NEIGHBOR|default|{local or '<address>'} to "
                                    f"{peer.file}"))
-                continue
-            for b in reverse:
-                b_key, b_row = back[b]
-                if str(b_row.get("asn")) != my_asn:
-                    out.append(Finding("bgp", peer.file, f"BGP_NEIGHBOR|{b_key} asn",
-                                       f"{cfg.name} ({b}) has ASN {my_asn}, not {b_row.get('asn')}",
-                                       f"set asn to {my_asn}"))
-    return _dedupe(out)
+    return _dedupe(out + asn_findings(cfgs, owner))
+
+
+def asn_findings(cfgs: list[SwitchConfig],
+                 owner: dict[str, tuple[SwitchConfig, IPv4Interface]]) -> list[Finding]:
+    """A switch's ASN agrees wherever it is written: its own file's ASN fields (BGP_GLOBALS
+    local_asn, DEVICE_METADATA bgp_asn) and its peers' BGP_NEIGHBOR rows for its addresses.
+
+    Each peer row is one vote, and so is each ASN the switch's own file says (a file is one vote
+    however many of its fields say it). When one ASN has more votes than any other, every place that
+    says something else is named, once: a leaf whose own file says 65199 while both spines say
+    65101 for it gets one finding on its file (not one per spine file suggesting 65199 there). With
+    no clear majority the ASN the switch runs (the first field) is taken as right."""
+    out = []
+    for cfg in cfgs:
+        fields = _asn_fields(cfg)
+        if not fields:  # no ASN of its own: the schema check reports the missing bgp_asn
+            continue
+        claims = [(peer, key, ip, str(row.get("asn"))) for peer in cfgs if peer is not cfg
+                  for ip, (key, row) in sorted(_neighbors(peer).items())
+                  if ip in owner and owner[ip][0] is cfg]
+        ranked = Counter(sorted({asn for _, asn in fields}) + [asn for *_, asn in claims]).most_common()
+        clear = len(ranked) == 1 or ranked[0][1] > ranked[1][1]
+        consensus = ranked[0][0] if clear else fields[0][1]
+        agree = [where for where, asn in fields if asn == consensus]
+        peers = sorted({p.name for p, *_, asn in claims if asn == consensus})
+        backers = ([f"{' and '.join(agree)} {'says' if len(agree) == 1 else 'say'} {consensus}"] if agree else []) \
+            + ([f"{_names(peers)} expect {consensus} for {cfg.name} (their BGP_NEIGHBOR asn)"] if peers else [])
+        for odd in sorted({asn for _, asn in fields} - {consensus}):
+            wrong = [where for where, asn in fields if asn == odd]
+            out.append(Finding("bgp", cfg.file, wrong[0], f"ASN {odd}, but {' and '.join(backers)}",
+                               f"set {' and '.join(wrong)} to {consensus}"))
+        for peer, key, ip, asn in claims:
+            if asn != consensus:
+                said = f"peer {cfg.name} ({ip}) has ASN {consensus}" if consensus == fields[0][1] else \
+                    f"peer {cfg.name} ({ip}) is expected to have ASN {consensus} by its other peers"
+                out.append(Finding("bgp", peer.file, f"BGP_NEIGHBOR|{key} asn", f"{said}, not {asn}",
+                                   f"set asn to {consensus}"))
+    return out
+
+
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 # SONiC's tiers, lowest first (DEVICE_METADATA type): servers hang off ToRRouters (T0), which
