@@ -3,7 +3,7 @@ and daemons files (NodePlan.frr_conf, NodePlan.daemons). Facts in frr_router.yam
 
 Started in its namespace (`prepare`): its links up (its FRR config holds its addresses); its launch
 starts the daemons its `daemons` file names and loads its frr.conf with vtysh, which reports all FRR
-refuses.
+refuses. Under containerlab its `exec:` lines bring the links up and start FRR's init script.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from pathlib import Path
 from twin.host import userfile
 from twin.host.shell import ip_batch, sysctl
 from twin.kinds.facts import load_facts
-from twin.kinds.linux_start import links_up, named
+from twin.kinds.linux_start import FRR_INIT, ip_commands, links_up, named, sysctl_commands
 from twin.kinds.plain import PlainKind
 from twin.kinds.protocol import NodeLaunch, NodeProcesses, NodeStart
 from twin.model import phases
+from twin.model.plan import NodePlan, Plan
 from twin.switch.frr.frr_daemons import launch_frr, load_frr, node_daemons
 
 FACTS = load_facts("frr_router")
@@ -33,6 +34,10 @@ class FrrRouterKind(PlainKind):
         conf = userfile.read_text(node.frr_conf)  # checked when the topology was loaded; again here
         ip_batch(links_up(node) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=start.netns)
         return lambda: _launch(start, procs, rundir, conf)
+
+    def clab_exec(self, plan: Plan, node: NodePlan) -> list[str]:
+        """Its FRR config holds its addresses: the links only need to be up, then FRR starts."""
+        return [*sysctl_commands(self.facts.sysctls), *ip_commands(links_up(node)), f"{FRR_INIT} start"]
 
 
 def _launch(start: NodeStart, procs: NodeProcesses, rundir: Path, conf: str) -> list[str]:

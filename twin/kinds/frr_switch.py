@@ -18,12 +18,13 @@ from pathlib import Path
 from twin.host.shell import ip_batch, sysctl
 from twin.kinds.facts import load_facts
 from twin.kinds.held_start import BGP_SETTLE_S, HELD_DAEMONS
-from twin.kinds.linux_start import named
+from twin.kinds.linux_start import FRR_INIT, ip_commands, named, sysctl_commands
 from twin.kinds.plain import PlainKind
 from twin.kinds.protocol import NodeLaunch, NodeProcesses, NodeStart
 from twin.model import phases
 from twin.model.config_db import ConfigDb
 from twin.model.errors import RuntimeBackendError
+from twin.model.plan import NodePlan, Plan
 from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
 from twin.switch.config.cfgmgr import PROGRAMMED
@@ -54,6 +55,12 @@ class FrrSwitchKind(PlainKind):
             boot = prepare_boot(rundir, node_daemons(node, start.plan.fabric.bfd.enabled), conf,
                                 HELD_DAEMONS if start.held is not None else ())
         return lambda: _launch(start, procs, rundir, boot)
+
+    def clab_exec(self, plan: Plan, node: NodePlan) -> list[str]:
+        """Sysctls, then ports and addresses from config_db.json, then FRR (which needs the loopback)."""
+        db = node_config_db(plan, node)
+        ifmap = {i.name: i.kernel for i in node.interfaces}
+        return [*sysctl_commands(self.facts.sysctls), *ip_commands(kernel_lines(db, ifmap)), f"{FRR_INIT} start"]
 
 
 def _launch(start: NodeStart, procs: NodeProcesses, rundir: Path, boot: FrrBoot) -> list[str]:

@@ -5,7 +5,8 @@ that sends traffic sourced from the NIC's address through it, as multi-NIC GPU s
 the main table's default route uses the first NIC. Facts (sysctls, no management) in host.yaml.
 
 A host imported from containerlab with `exec:` lines sets itself up instead: its links come up
-and its lines run, in order, each once (its launch).
+and its lines run, in order, each once (its launch). Under containerlab the same set-up runs as the
+node's `exec:` lines.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from pathlib import Path
 
 from twin.host.shell import ip_batch, sysctl
 from twin.kinds.facts import load_facts
-from twin.kinds.linux_start import links_up
+from twin.kinds.linux_start import ip_commands, links_up, sysctl_commands
 from twin.kinds.plain import PlainKind
 from twin.kinds.protocol import NodeLaunch, NodeProcesses, NodeStart
-from twin.model.plan import NodePlan
+from twin.model.plan import NodePlan, Plan
 
 FACTS = load_facts("host")
 HOST_SYSCTLS = FACTS.sysctls
@@ -33,6 +34,12 @@ class HostKind(PlainKind):
             return lambda: []
         ip_batch(links_up(node), netns=start.netns)
         return lambda: [procs.exec_line(start.lab, node, line) for line in node.exec]
+
+    def clab_exec(self, plan: Plan, node: NodePlan) -> list[str]:
+        """twin's per-NIC addressing, or the links up and the `exec:` lines it was imported with."""
+        if node.exec:
+            return [*sysctl_commands(self.facts.sysctls), *ip_commands(links_up(node)), *node.exec]
+        return [*sysctl_commands(self.facts.sysctls), *ip_commands(server_lines(node))]
 
 
 def server_lines(node: NodePlan) -> list[str]:

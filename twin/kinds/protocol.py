@@ -64,6 +64,11 @@ class NodeKind(Protocol):
         started so (a kind that boots whole in its own container)."""
         ...
 
+    def clab_exec(self, plan: Plan, node: NodePlan) -> list[str]:
+        """The node's containerlab `exec:` lines, run in its container once containerlab deployed
+        it (without a shell, in order, each once)."""
+        ...
+
 
 @dataclass(frozen=True)
 class NodeStart:

@@ -235,5 +235,11 @@ class SonicVsKind:
     def prepare(self, start: NodeStart, procs: NodeProcesses, rundir: Path) -> NodeLaunch:
         raise cannot_start(start)
 
+    def clab_exec(self, plan: Plan, node: NodePlan) -> list[str]:
+        """Copy the bound config in once start.sh is done with it, load it, start the ports
+        (clab_exec above), then the node's own exec lines."""
+        lines = clab_exec(node, node_config_db(plan, node))
+        return lines + [x for x in node.exec if x not in lines]
+
 
 KIND = SonicVsKind()

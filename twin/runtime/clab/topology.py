@@ -1,7 +1,8 @@
 """The containerlab topology of a plan: what containerlab deploys for the clab runtime
 (twin.runtime.clab.deploy) and what `twin export clab` writes (twin.export.containerlab).
 
-One container per node; what each node runs comes from its node kind (twin.kinds):
+One container per node; what each node runs comes from its node kind (twin.kinds), found through
+the registry: its `exec:` lines are the kind's `clab_exec`, its binds the kind's `clab_binds`:
 
 - switches, kind `linux` (frr-switch): twin's FRR image; inside, the interfaces keep the plan's kernel
   names (Ethernet0, ...). The rendered frr.conf, FRR `daemons` file and config_db.json are bound in,
@@ -29,33 +30,27 @@ One container per node; what each node runs comes from its node kind (twin.kinds
 - routers imported from a .clab.yml (frr-router): kind `linux`, their own frr.conf and daemons bound in;
 - servers (host): kind `linux`, with `exec:` lines that set their addresses, per-NIC routing tables
   and routes, the `ip` commands the netns runtime runs in a batch.
-
-Where files are bound inside each container is the node kind's `clab_binds` (twin/kinds/*.yaml).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable, Mapping
 from typing import Any
 
 import yaml
 
 from twin.host import userfile
-from twin.kinds import frr_router, frr_switch, host, sonic_vs
 from twin.kinds.facts import ClabKind
-from twin.kinds.protocol import NodeKind
+from twin.kinds.linux_start import FRR_INIT as FRR_INIT  # re-exported: FRR's nodes' exec lines end with it
 from twin.kinds.registry import clab_switch_kind, kind_of
 from twin.model.errors import TwinError
 from twin.model.plan import NodePlan, Plan
 from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
-from twin.switch.config.kernel import kernel_lines
 from twin.switch.frr.frr_daemons import KNOWN, VTY_ADDRESS, switch_daemons
 
 CLAB_KINDS: tuple[ClabKind, ...] = ("linux", "sonic-vs")
-FRR_INIT = "/usr/lib/frr/frrinit.sh"
 IFNAME_MAX = 15              # Linux IFNAMSIZ (16) minus the terminating NUL
 GENERATED_NOTE = "written by twin export; regenerate rather than edit"
 
@@ -139,7 +134,7 @@ def _node_entry(plan: Plan, node: NodePlan, *, kind: ClabKind, image: str, hosts
     entry: dict[str, Any] = {"kind": node_kind.facts.clab_kind,
                              "image": image if node.kind == "switch" else hosts_image,
                              "labels": {"twin-role": node.role}}
-    entry["exec"] = _EXEC[node_kind.facts.boot](plan, node, node_kind)
+    entry["exec"] = node_kind.clab_exec(plan, node)
     if binds:
         entry["binds"] = binds
     return entry
@@ -150,54 +145,7 @@ def bind_targets(node: NodePlan, kind: ClabKind) -> dict[str, str]:
     return dict(kind_of(node, clab_switch_kind(kind)).facts.clab_binds)
 
 
-# -- what runs inside the containers ------------------------------------------------------------
-
-def sysctl_commands(values: Mapping[str, str]) -> list[str]:
-    """One `sysctl -w` per setting, so containerlab's log names the one that failed."""
-    return [f"sysctl -w {key}={value}" for key, value in values.items()]
-
-
-def ip_commands(batch: list[str]) -> list[str]:
-    """`ip -b` batch lines as separate `ip` commands (containerlab runs exec lines without a shell)."""
-    return [f"ip {line}" for line in batch]
-
-
-def switch_exec(plan: Plan, node: NodePlan, kind: NodeKind = frr_switch.KIND) -> list[str]:
-    """Sysctls, then ports and addresses from config_db.json, then FRR (which needs the loopback)."""
-    db = node_config_db(plan, node)
-    ifmap = {i.name: i.kernel for i in node.interfaces}
-    return [*sysctl_commands(kind.facts.sysctls), *ip_commands(kernel_lines(db, ifmap)), f"{FRR_INIT} start"]
-
-
-def router_exec(node: NodePlan, kind: NodeKind = frr_router.KIND) -> list[str]:
-    """An imported router: its FRR config holds its addresses; the links only need to be up."""
-    links = ["link set dev lo up", *(f"link set dev {i.kernel} up" for i in node.interfaces)]
-    return [*sysctl_commands(kind.facts.sysctls), *ip_commands(links), f"{FRR_INIT} start"]
-
-
-def host_exec(node: NodePlan, kind: NodeKind = host.KIND) -> list[str]:
-    """A server: twin's per-NIC addressing, or the `exec:` lines a host imported from containerlab had."""
-    if node.exec:
-        links = ["link set dev lo up", *(f"link set dev {i.kernel} up" for i in node.interfaces)]
-        return [*sysctl_commands(kind.facts.sysctls), *ip_commands(links), *node.exec]
-    return [*sysctl_commands(kind.facts.sysctls), *ip_commands(host.server_lines(node))]
-
-
-def sonic_vs_exec(plan: Plan, node: NodePlan) -> list[str]:
-    """docker-sonic-vs: copy the bound config in once start.sh is done with it, load it, start the
-    ports (twin.kinds.sonic_vs.clab_exec), then the node's own exec lines."""
-    lines = sonic_vs.clab_exec(node, node_config_db(plan, node))
-    return lines + [x for x in node.exec if x not in lines]
-
-
-# a kind's boot -> its `exec:` lines
-_EXEC: dict[str, Callable[[Plan, NodePlan, NodeKind], list[str]]] = {
-    "twin-switch": switch_exec,
-    "sonic-vs": lambda plan, node, kind: sonic_vs_exec(plan, node),
-    "frr": lambda plan, node, kind: router_exec(node, kind),
-    "server": lambda plan, node, kind: host_exec(node, kind),
-}
-
+# -- FRR's daemons file ------------------------------------------------------------------------
 
 def daemons_file(daemons: list[str]) -> str:
     """An FRR 8.4 `daemons` file (Debian's layout) enabling `daemons`; zebra and staticd always run."""
