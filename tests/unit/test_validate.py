@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -265,7 +266,8 @@ def test_every_pinpointed_yang_error_is_reported(configs: Path) -> None:
 def test_missing_models_are_an_error_that_says_where_to_look(configs: Path, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TWIN_SONIC_YANG", str(tmp_path / "nowhere"))
-    with pytest.raises(TwinError, match="--models or TWIN_SONIC_YANG"):
+    looked = re.escape(f"looked in {tmp_path}/nowhere/yang-models)")
+    with pytest.raises(TwinError, match=rf"{looked}.*--models or TWIN_SONIC_YANG"):
         validate_folder(configs, models=tmp_path / "nowhere")
     assert validate_folder(configs, yang=False)[1] == []
 
@@ -312,13 +314,15 @@ def test_libyang_paths_point_back_at_table_key_field() -> None:
                   "DSCP_TO_TC_MAP[dscp='70']/tc") == ("DSCP_TO_TC_MAP", "R", "70")
 
 
-def test_without_any_models_the_yang_check_is_skipped_and_said(configs: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_any_models_the_yang_check_is_skipped_and_says_where_it_looked(
+        configs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TWIN_SONIC_YANG", raising=False)
-    monkeypatch.setattr("twin.stages.validate.api.find_models", lambda models: None)
+    monkeypatch.setenv("TWIN_SONIC_REFERENCE", str(tmp_path / "reference"))
     notes: list[str] = []
     assert validate_folder(configs, notes=notes) == (12, [])
-    assert notes and notes[0].startswith("SONiC YANG check SKIPPED: no models found")
+    assert len(notes) == 1 and notes[0].startswith(
+        f"SONiC's YANG models not found (looked in {tmp_path}/reference/sonic-yang-models/yang-models): "
+        "the YANG check was skipped;")
 
 
 def test_schema_findings_leave_the_models_verdict_to_libyang_when_it_ran(tmp_path: Path) -> None:

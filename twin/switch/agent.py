@@ -22,6 +22,7 @@ import grpc
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
 from twin.model.agent import AgentSettings, AgentSwitch
+from twin.stages.validate.yang import models_not_found
 from twin.switch.access import mgmt_nft
 from twin.switch.access.grpc_guard import guarded_server
 from twin.switch.agent_progress import LAUNCHED, Progress
@@ -111,8 +112,8 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
         creds = grpc.ssl_server_credentials([((run_dir / "tls.key").read_bytes(), (run_dir / "tls.crt").read_bytes())])
     yang = YangCheck.find()
     if yang is None:
-        log.warning("no SONiC YANG models found (set TWIN_SONIC_YANG or TWIN_SONIC_REFERENCE): Sets are "
-                    "judged by twin's built-in schema, a digest of the same models")
+        log.warning("%s: Sets are judged by twin's built-in schema, a digest of the same models (set "
+                    "TWIN_SONIC_YANG or TWIN_SONIC_REFERENCE)", models_not_found())
     else:
         log.info("Sets are validated with SONiC's YANG models in %s", yang.models)
     servers = []

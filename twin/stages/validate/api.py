@@ -12,7 +12,7 @@ from twin.stages.validate.fabric import address_findings, ecmp_findings, mtu_fin
 from twin.stages.validate.load import load_configs
 from twin.stages.validate.qos import qos_findings
 from twin.stages.validate.schema import schema_findings
-from twin.stages.validate.yang import MODELS_ENV, find_models, yang_findings
+from twin.stages.validate.yang import MODELS_ENV, find_models, models_not_found, yang_findings
 
 
 def validate_folder(directory: Path, roce: RoceSettings | None = None, models: Path | None = None,
@@ -20,7 +20,8 @@ def validate_folder(directory: Path, roce: RoceSettings | None = None, models: P
     """(switches read, findings); unreadable input raises PlanError.
 
     Models named by `models` or TWIN_SONIC_YANG must exist (TwinError otherwise). When none is
-    named and the reference folder has none (twin.host.reference), the YANG check is skipped and `notes` says so.
+    named and the reference folder has none (twin.host.reference), the YANG check is skipped and `notes` says so,
+    naming the folders looked in.
     """
     cfgs = load_configs(directory)
     findings: list[Finding] = []
@@ -31,11 +32,11 @@ def validate_folder(directory: Path, roce: RoceSettings | None = None, models: P
         hint = (f"point --models or {MODELS_ENV} at a sonic-yang-models folder (it holds yang-models/), "
                 "or skip this check with --no-yang")
         if found is None and named:
-            raise TwinError(f"SONiC's YANG models were not found in {models or os.environ[MODELS_ENV]}: {hint}")
+            raise TwinError(f"{models_not_found(models)}: {hint}")
         if found is None:
             if notes is not None:
-                notes.append(f"SONiC YANG check SKIPPED: no models found; twin's built-in schema (a digest of "
-                             f"SONiC's models) judged tables, keys, fields and types instead; {hint}")
+                notes.append(f"{models_not_found()}: the YANG check was skipped; twin's built-in schema (a "
+                             f"digest of SONiC's models) judged tables, keys, fields and types instead; {hint}")
         else:
             findings += yang_findings(cfgs, found)
             yang_ran = True

@@ -36,7 +36,7 @@ from typing import Any
 
 import jinja2
 
-from twin.host.reference import reference_path
+from twin.host.reference import search_path
 from twin.model.config_db import ConfigDb
 from twin.model.errors import TwinError
 from twin.model.findings import Finding, SwitchConfig
@@ -52,19 +52,26 @@ ERROR = re.compile(r'^libyang\[\d+\]: (?P<msg>.*?)(?: \(path: (?:Data|Schema) lo
                    r"(?:, line number \d+)?\.\))?$")
 
 
-def find_models(explicit: Path | None = None) -> Path | None:
-    """The models folder: the one named (option, then TWIN_SONIC_YANG), else the one in SONiC's reference
-    artefacts (TWIN_SONIC_REFERENCE, else $XDG_DATA_HOME/twin/reference: twin.host.reference)."""
+def models_search_path(explicit: Path | None = None) -> list[Path]:
+    """The sonic-yang-models folders looked in, first one first: the one named (option, then
+    TWIN_SONIC_YANG) alone, else the one in each reference folder (TWIN_SONIC_REFERENCE, else
+    $XDG_DATA_HOME/twin/reference: twin.host.reference)."""
     if explicit is not None:
-        candidate = explicit
-    elif os.environ.get(MODELS_ENV):
-        candidate = Path(os.environ[MODELS_ENV])
-    else:
-        found = reference_path("sonic-yang-models")
-        if found is None:
-            return None
-        candidate = found
-    return candidate if (candidate / "yang-models").is_dir() else None
+        return [explicit]
+    if os.environ.get(MODELS_ENV):
+        return [Path(os.environ[MODELS_ENV])]
+    return [root / "sonic-yang-models" for root in search_path()]
+
+
+def find_models(explicit: Path | None = None) -> Path | None:
+    """The first folder of models_search_path that holds yang-models/, or None."""
+    return next((c for c in models_search_path(explicit) if (c / "yang-models").is_dir()), None)
+
+
+def models_not_found(explicit: Path | None = None) -> str:
+    """What find_models found nothing in, for messages: `YANG models not found (looked in ...)`."""
+    looked = ", ".join(str(c / "yang-models") for c in models_search_path(explicit))
+    return f"SONiC's YANG models not found (looked in {looked})"
 
 
 def _cache_root() -> Path:
