@@ -25,7 +25,10 @@ from typing import Any
 
 from twin.checks.catalog import verify_checks
 from twin.checks.collect_gnmi import collect_gnmi, running_configs
-from twin.checks.health import evaluate, wait_healthy
+from twin.checks.effect import SwitchSnapshot, switch_effect
+from twin.checks.health import evaluate
+from twin.checks.observed_change import lab_switches, observe_change
+from twin.checks.snapshot import snapshots
 from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
 from twin.gnmi.client import SwitchClient
@@ -34,7 +37,7 @@ from twin.host.userfile import config_value, read_config_db, type_name
 from twin.lab.running import RunningLab
 from twin.model.errors import PlanError, Problem, TwinError
 from twin.model.plan import Plan
-from twin.model.results import CheckResult, ItemResult, RehearsalReport, SwitchDiff, summarize
+from twin.model.results import CheckResult, ItemResult, RehearsalReport, Settle, SwitchDiff, SwitchEffect, summarize
 from twin.model.state import LabState
 from twin.stages.load.source import YamlDoc, parse_doc
 from twin.stages.validate.api import validate_folder
@@ -156,6 +159,7 @@ class Rehearsal:
         self.plan = self.lab.plan
         self.change, self.batch, self.progress = change, max(1, batch), progress
         self.report = RehearsalReport(lab=lab, change=str(change))
+        self.now: dict[str, SwitchSnapshot] | None = None   # the lab as the last observed change left it
 
     def _read(self, name: str) -> dict[str, Any]:
         with SwitchClient.of(self.lab, name) as sw:
@@ -166,15 +170,33 @@ class Rehearsal:
         with SwitchClient.of(self.lab, name) as sw:
             sw.replace_config(config)
 
-    def _verify(self, label: str) -> CheckResult:
+    def _apply(self, label: str, configs: dict[str, dict[str, Any]], fields: dict[str, list[str]],
+               applied: list[str]) -> CheckResult:
+        """Write `configs`, wait until they have taken effect, and judge the fabric then: a change is
+        judged by what it did, not by the moment its Sets returned."""
+        def write() -> None:
+            for name, config in configs.items():
+                applied.append(name)
+                self._write(name, config)
+
+        observed = observe_change(self.lab, write, list(configs), fields, self.now)
+        self.now = observed.after
+        self.report.settles[label] = observed.settle
+        return self._verify(label, observed.settle)
+
+    def _verify(self, label: str, settle: Settle) -> CheckResult:
         configs = running_configs(self.lab)
-        wait_healthy(self.lab, 30, lambda h: None, configs)
         checks = verify_checks(self.plan, configs)
         health = evaluate(self.plan, checks, collect_gnmi(self.lab, checks))
         items = [ItemResult(subject=f"{r.name}: {i.subject}", status="failure", message=i.message)
                  for r in health.results for i in r.failures]
-        return summarize(f"verify {label}", f"sessions, ECMP, reachability, BFD and MTUs after {label}",
-                         items or [ItemResult(subject="fabric", status="success", message="healthy")])
+        if not settle.settled:
+            items.insert(0, ItemResult(subject=f"settle: {', '.join(settle.still_changing) or 'fabric'}",
+                                       status="failure", message=f"still changing {settle.waited_ms / 1000:.0f} s "
+                                       "after the change: its effect was never final"))
+        return summarize(f"verify {label}", f"sessions, ECMP, reachability, BFD and MTUs once {label} took effect",
+                         items or [ItemResult(subject="fabric", status="success", message="healthy")],
+                         {"settle_ms": settle.settle_ms, "waited_ms": settle.waited_ms})
 
     def run(self) -> RehearsalReport:
         r = self.report
@@ -209,14 +231,16 @@ class Rehearsal:
             r.stopped_at = "validate"
             return r
         applied: list[str] = []
+        fields = {d.switch: [*d.changed, *(f"{k} added" for k in d.added), *(f"{k} removed" for k in d.removed)]
+                  for d in r.diffs}
         try:
+            self.progress("reading every switch before the change")
+            self.now = snapshots(self.lab, lab_switches(self.lab))
+            initial = self.now
             for i in range(0, len(touched), self.batch):
                 group = touched[i:i + self.batch]
-                self.progress(f"applying to {', '.join(group)}")
-                for name in group:
-                    applied.append(name)
-                    self._write(name, new[name])
-                result = self._verify(f"applying to {', '.join(group)}")
+                self.progress(f"applying to {', '.join(group)} and waiting for it to take effect")
+                result = self._apply(f"applying to {', '.join(group)}", {n: new[n] for n in group}, fields, applied)
                 r.results.append(result)
                 if result.status != "success":
                     r.stopped_at = f"apply {', '.join(group)}"
@@ -230,6 +254,7 @@ class Rehearsal:
                     if not rep.passed:
                         r.stopped_at = f"drill {rep.drill}"
                         break
+            r.effects = effects(initial, self.now, fields)
         except TwinError as exc:
             r.results.append(summarize("apply", "the change applied over gNMI",
                                        [ItemResult(subject=applied[-1] if applied else "-", status="failure",
@@ -247,14 +272,30 @@ class Rehearsal:
 
     def _rollback(self, applied: list[str], previous: dict[str, dict[str, Any]]) -> None:
         self.progress(f"rolling back {', '.join(applied)}")
-        errors = []
-        for name in reversed(applied):
-            try:
-                self._write(name, previous[name])
-            except TwinError as exc:
-                errors.append(ItemResult(subject=name, status="failure", message=str(exc)))
-        result = self._verify("the rollback")
+        errors: list[ItemResult] = []
+
+        def write() -> None:
+            for name in reversed(applied):
+                try:
+                    self._write(name, previous[name])
+                except TwinError as exc:
+                    errors.append(ItemResult(subject=name, status="failure", message=str(exc)))
+
+        observed = observe_change(self.lab, write, applied, before=self.now)
+        self.now = observed.after
+        self.report.settles["the rollback"] = observed.settle
+        result = self._verify("the rollback", observed.settle)
         self.report.results.append(result)
         if errors:
             self.report.results.append(summarize("rollback", "previous configs restored", errors))
         self.report.rolled_back = not errors and result.status == "success"
+
+
+def effects(before: dict[str, SwitchSnapshot], after: dict[str, SwitchSnapshot] | None,
+            fields: dict[str, list[str]]) -> list[SwitchEffect]:
+    """What the change did, switch by switch: those it touched (each, even with no effect) and any
+    other that it changed."""
+    if after is None:
+        return []
+    out = [switch_effect(s, before[s], after[s], fields.get(s, [])) for s in before if s in after]
+    return [e for e in out if e.switch in fields or not e.none]

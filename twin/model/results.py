@@ -73,6 +73,47 @@ class SwitchDiff(BaseModel):
     changed: list[str] = []    # TABLE|key field: old -> new
 
 
+class Settle(BaseModel):
+    """How long a change took to take effect: from the moment it was applied until every switch's FIB
+    and BGP sessions stopped changing (and FRR's own delay for what it applies later had passed),
+    judged after they stayed unchanged for `window_ms`."""
+
+    settled: bool
+    settle_ms: float            # applied -> the last change seen (or the end of FRR's delay)
+    waited_ms: float            # applied -> judged settled (or gave up)
+    window_ms: float
+    frr_delay_ms: float = 0.0   # FRR applies route-map and list changes after its route-map delay-timer
+    changes: int = 0            # FIB and session changes seen while settling
+    still_changing: list[str] = []   # switches that had not settled when the wait gave up
+
+
+class RouteChange(BaseModel):
+    prefix: str
+    before: list[str] = []      # next hops ([]: no route)
+    after: list[str] = []
+
+
+class SwitchEffect(BaseModel):
+    """What a change did on one switch: FRR's running config (per daemon), its routes in the RIB
+    (zebra) and the FIB (the kernel), its BGP sessions and its links. `fields`: the CONFIG_DB fields
+    the change set on this switch, named when they did nothing."""
+
+    switch: str
+    frr_added: list[str] = []       # "bgpd: route-map RM permit 10 > match ip address prefix-list PL"
+    frr_removed: list[str] = []
+    rib: list[RouteChange] = []
+    fib: list[RouteChange] = []
+    sessions: list[str] = []        # "10.0.0.64: Established -> Idle"
+    links: list[str] = []           # "Ethernet0: mtu 9100 -> 9000"
+    fields: list[str] = []
+
+    @property
+    def none(self) -> bool:
+        """Nothing a packet or a peer would notice changed: no route, session or link (FRR's config
+        may have: a line FRR keeps but does not act on, such as global timers every neighbor overrides)."""
+        return not (self.rib or self.fib or self.sessions or self.links)
+
+
 class RehearsalReport(BaseModel):
     lab: str
     change: str
@@ -81,3 +122,5 @@ class RehearsalReport(BaseModel):
     stopped_at: str = ""
     diffs: list[SwitchDiff] = []
     results: list[CheckResult] = []
+    settles: dict[str, Settle] = {}         # step ("applying to leaf1", "the rollback") -> how it settled
+    effects: list[SwitchEffect] = []        # what the change did, switch by switch (before any rollback)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from twin.model.results import CiReport, RehearsalReport
+from twin.checks.effect import described
+from twin.model.results import CiReport, RehearsalReport, Settle, SwitchEffect
 
 ICON = {"success": "pass", "failure": "FAIL", "error": "ERROR", "skipped": "skip"}
 
@@ -28,7 +29,10 @@ def ci_markdown(r: CiReport) -> str:
 
 
 def rehearsal_markdown(r: RehearsalReport) -> str:
-    if r.passed:
+    inert = [e.switch for e in r.effects if e.none and e.fields]
+    if r.passed and inert and len(inert) == len([e for e in r.effects if e.fields]):
+        verdict = f"passed, but the change had no effect on {', '.join(inert)} (see below)"
+    elif r.passed:
         verdict = "passed: the change is live on the twin"
     else:
         verdict = f"FAILED at {r.stopped_at}; " + ("every switch was rolled back and verified" if r.rolled_back
@@ -40,8 +44,28 @@ def rehearsal_markdown(r: RehearsalReport) -> str:
         lines += [f"- added {k}" for k in d.added] + [f"- removed {k}" for k in d.removed]
         lines += [f"- {c}" for c in d.changed]
         lines.append("")
-    lines += ["| step | result | details |", "|---|---|---|"]
+    lines += effect_lines(r.effects)
+    lines += ["| step | result | settled after | details |", "|---|---|---|---|"]
     for c in r.results:
         detail = "; ".join(f"{i.subject}: {i.message}" for i in c.failures[:3])
-        lines.append(f"| {c.name} | {ICON[c.status]} | {detail.replace('|', '/')} |")
+        settle = r.settles.get(c.name.removeprefix("verify "))
+        lines.append(f"| {c.name} | {ICON[c.status]} | {settled(settle)} | {detail.replace('|', '/')} |")
     return "\n".join(lines) + "\n"
+
+
+def settled(s: Settle | None) -> str:
+    if s is None:
+        return ""
+    delay = f", FRR's route-map delay {s.frr_delay_ms / 1000:g} s" if s.frr_delay_ms else ""
+    return (f"{s.settle_ms / 1000:.1f} s ({s.changes} changes{delay})" if s.settled
+            else f"NOT after {s.waited_ms / 1000:.0f} s: {', '.join(s.still_changing)} still changing")
+
+
+def effect_lines(effects: list[SwitchEffect]) -> list[str]:
+    """What the change did, switch by switch, as Markdown."""
+    if not effects:
+        return []
+    lines = ["### What the change did", ""]
+    for e in effects:
+        lines += [f"- **{e.switch}**: {line}" for line in described(e)]
+    return [*lines, ""]

@@ -94,19 +94,25 @@ def ask_json(rundir: Path, daemon: str, command: str, timeout: float = 30) -> An
 CONFIG_DAEMONS = ("zebra", "bgpd", "staticd", "bfdd", "ospfd")   # whose running config a switch's FRR is made of
 
 
-def running_config(rundir: Path, timeout: float = 30) -> str | None:
-    """FRR's running config: each daemon's own part (asked on its vty socket, as vtysh asks them
-    for `show running-config`, without a vtysh process), one after the other. None when a daemon
-    whose socket is there does not answer, or when there is none (FRR is not running)."""
-    parts = []
+def running_config_parts(rundir: Path, timeout: float = 30) -> dict[str, str] | None:
+    """Each daemon's own part of FRR's running config (asked on its vty socket, as vtysh asks them for
+    `show running-config`, without a vtysh process), one after the other. None when a daemon whose
+    socket is there does not answer, or when there is none (FRR is not running)."""
+    parts: dict[str, str] = {}
     for daemon in CONFIG_DAEMONS:
         if not (rundir / f"{daemon}.vty").exists():
             continue
         vty = Vty(rundir, daemon, timeout)
         try:
-            parts.append(vty.run("show running-config"))
+            parts[daemon] = vty.run("show running-config")
         except VtyError:
             return None
         finally:
             vty.close()
-    return "\n".join(parts) if parts else None
+    return parts or None
+
+
+def running_config(rundir: Path, timeout: float = 30) -> str | None:
+    """FRR's running config: every daemon's part (running_config_parts) as one text."""
+    parts = running_config_parts(rundir, timeout)
+    return None if parts is None else "\n".join(parts.values())
