@@ -237,10 +237,13 @@ def push(name: NameOpt = None,
          configs: Annotated[Path | None, typer.Option("--configs", help="folder of <switch>/config_db.json "
                                                       "(default: the lab's own plan)")] = None,
          as_json: JsonOpt = False) -> None:
-    """Push each switch's config_db.json over gNMI (full replace), in parallel; report what changed."""
+    """Push each switch's config_db.json over gNMI (full replace), in parallel; wait until the change has
+    taken effect and report what it did on every switch."""
+    from twin.checks.effect import described
+    from twin.flows.push import push_observed
     from twin.gnmi.push import PushResult
-    from twin.gnmi.push import push as push_configs
     from twin.lab.running import RunningLab
+    from twin.report.ci import settled
 
     lab_name = _resolve_name(name)
     lab = RunningLab.read(lab_name)
@@ -257,9 +260,11 @@ def push(name: NameOpt = None,
         def tick(r: PushResult) -> None:
             progress.advance(task)
 
-        results = push_configs(lab, configs, tick)
+        results, observed = push_observed(lab, configs, tick)
+    effects = [e for e in observed.effects if e.fields or not e.none]
     if as_json:
-        _emit_json({"lab": lab_name, "ok": all(r.ok for r in results), "switches": [r.model_dump() for r in results]})
+        _emit_json({"lab": lab_name, "ok": all(r.ok for r in results), "switches": [r.model_dump() for r in results],
+                    "settle": observed.settle.model_dump(), "effects": [e.model_dump() for e in effects]})
     else:
         table = Table(title=f"push to {lab_name}", title_justify="left")
         for col in ("switch", "result", "added", "removed", "changed", "detail"):
@@ -269,6 +274,10 @@ def push(name: NameOpt = None,
             table.add_row(r.switch, "[green]ok[/]" if r.ok else "[red]failed[/]", str(len(r.added)),
                           str(len(r.removed)), str(len(r.changed)), escape(detail))
         out.print(table)
+        out.print(f"settled: {settled(observed.settle)}", markup=False)
+        for e in effects:
+            for line in described(e):
+                out.print(f"{e.switch}: {line}", markup=False, soft_wrap=True)
     raise typer.Exit(0 if all(r.ok for r in results) else 2)
 
 

@@ -14,11 +14,13 @@ from pathlib import Path
 
 from twin.checks.catalog import verify_checks
 from twin.checks.collect_gnmi import collect_gnmi, running_configs
-from twin.checks.health import evaluate, wait_healthy
+from twin.checks.health import evaluate
+from twin.checks.observed_change import observe_change
 from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
 from twin.flows.bringup import bring_up
-from twin.gnmi.push import PushResult, push
+from twin.flows.push import push_observed
+from twin.gnmi.push import PushResult
 from twin.lab.running import RunningLab
 from twin.model.findings import Finding
 from twin.model.lab import Lab
@@ -81,12 +83,15 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
         if not health.healthy:
             return stop("up")
         if configs is not None:
-            progress("push: configs over gNMI")
-            pushed = push(running, configs, lambda r: None)
+            progress("push: configs over gNMI, until they have taken effect")
+            pushed, observed = push_observed(running, configs)
             report.results.append(push_result(pushed))
+            report.settles["push"] = observed.settle
+            report.effects = [e for e in observed.effects if e.fields or not e.none]
             if not all(r.ok for r in pushed):
                 return stop("push")
-            wait_healthy(running, lab.health.timeout_s, lambda h: None, running_configs(running))
+        else:  # judged once every switch's routes and sessions held still for a while, as after a push
+            report.settles["up"] = observe_change(running, lambda: None, []).settle
         progress("verify: checks over gNMI")
         checks = verify_checks(lab.plan, running_configs(running))
         verified = evaluate(lab.plan, checks, collect_gnmi(running, checks))

@@ -55,17 +55,6 @@ class Health(BaseModel):
     daemons: dict[str, dict[str, dict[str, Any]]] = {}  # node -> process -> {pid, running}
 
 
-class CiReport(BaseModel):
-    lab: str
-    name: str
-    passed: bool
-    stopped_at: str = ""        # the stage that failed, if any
-    seconds: float = 0.0
-    results: list[CheckResult] = []
-    drills: list[DrillReport] = []
-    traffic: list[TrafficReport] = []
-
-
 class SwitchDiff(BaseModel):
     switch: str
     added: list[str] = []
@@ -124,3 +113,16 @@ class RehearsalReport(BaseModel):
     results: list[CheckResult] = []
     settles: dict[str, Settle] = {}         # step ("applying to leaf1", "the rollback") -> how it settled
     effects: list[SwitchEffect] = []        # what the change did, switch by switch (before any rollback)
+
+
+class CiReport(BaseModel):
+    lab: str
+    name: str
+    passed: bool
+    stopped_at: str = ""        # the stage that failed, if any
+    seconds: float = 0.0
+    results: list[CheckResult] = []
+    settles: dict[str, Settle] = {}     # "push" (or "up" without configs) -> how the fabric settled
+    effects: list[SwitchEffect] = []    # what the push did, switch by switch
+    drills: list[DrillReport] = []
+    traffic: list[TrafficReport] = []

@@ -17,6 +17,10 @@ def ci_markdown(r: CiReport) -> str:
         detail = "; ".join(f"{i.subject}: {i.message}" for i in bad[:3]) + (f" (+{len(bad) - 3} more)"
                                                                           if len(bad) > 3 else "")
         lines.append(f"| {c.name} | {ICON[c.status]} | {detail.replace('|', '/')} |")
+    for step, settle in r.settles.items():
+        lines += ["", f"After {step}, the fabric settled: {settled(settle)}."]
+    if r.effects:
+        lines += ["", *effect_lines(r.effects)]
     if r.drills:
         lines += ["", "| drill | detect | converge | longest outage | recovery | cycle | passed |",
                   "|---|---|---|---|---|---|---|"]
