@@ -31,36 +31,47 @@ def edit(folder: Path, switch: str, change: Callable[[dict[str, Any]], None]) ->
 
 
 def run_ci(tmp_path: Path, configs: Path, name: str) -> tuple[int, dict[str, ET.Element], str]:
+    """(exit code, the JUnit testsuite of each check by the check's name, the Markdown summary)"""
     junit, summary = tmp_path / "out.xml", tmp_path / "summary.md"
     proc = twin("ci", str(LAB), "--configs", str(configs), "--junit", str(junit), "--summary", str(summary),
                 "--name", name, check=False, timeout=600)
     assert proc.returncode in (0, 1), proc.stderr
     assert leftovers(name) == []
-    cases = {c.get("name", ""): c for c in ET.parse(junit).getroot().iter("testcase")}
-    return proc.returncode, cases, summary.read_text()
+    prefix = f"twin.flows.ci.{LAB.stem}."
+    suites = {s.get("name", "").removeprefix(prefix): s for s in ET.parse(junit).getroot().iter("testsuite")}
+    return proc.returncode, suites, summary.read_text()
+
+
+def failed_testcases(suite: ET.Element) -> list[str]:
+    """The names (nodes, files) of a check's failed testcases."""
+    return [c.get("name", "") for c in suite.iter("testcase") if c.find("failure") is not None]
 
 
 def test_good_configs_pass_every_stage(tmp_path: Path, configs: Path) -> None:
-    rc, cases, summary = run_ci(tmp_path, configs, "cigood")
+    rc, suites, summary = run_ci(tmp_path, configs, "cigood")
     assert rc == 0, summary
     assert {"validate yang", "validate bgp", "validate qos", "up", "push", "bgp-sessions", "link-mtu",
-            "drill spine-loss spine1"} <= set(cases)
-    assert not any(c.find("failure") is not None for c in cases.values())
+            "drill spine-loss spine1"} <= set(suites)
+    assert not any(s.find(".//failure") is not None for s in suites.values())
+    assert {c.get("name") for c in suites["push"].iter("testcase")} == {"spine1", "spine2", "leaf1", "leaf2", "leaf3"}
+    yang = suites["validate yang"].find(".//skipped")
+    assert yang is None or yang.get("message", "").startswith("SONiC's YANG models not found (looked in ")
     props = {p.get("name"): float(p.get("value", "nan"))
-             for p in cases["drill spine-loss spine1"].iter("property")}
+             for p in suites["drill spine-loss spine1"].iter("property")}
     assert props["loss_ms"] <= 200 and "converge_ms" in props
-    traffic = {p.get("name"): float(p.get("value", "nan")) for p in cases["traffic all-to-all 4qp"].iter("property")}
+    traffic = {p.get("name"): float(p.get("value", "nan")) for p in suites["traffic all-to-all 4qp"].iter("property")}
     assert traffic["busbw_share"] >= 0.5 and 0.5 <= traffic["jfi"] <= 1
     assert summary.startswith("## twin ci: passed")
 
 
 def test_static_finding_stops_before_anything_runs(tmp_path: Path, configs: Path) -> None:
     edit(configs, "leaf1", lambda db: db["BGP_NEIGHBOR"]["default|10.0.0.64"].update(asn="65199"))
-    rc, cases, summary = run_ci(tmp_path, configs, "cistatic")
+    rc, suites, summary = run_ci(tmp_path, configs, "cistatic")
     assert rc == 1
-    failure = cases["validate bgp"].find("failure")
+    assert failed_testcases(suites["validate bgp"]) == [str(configs / "leaf1" / "config_db.json")]
+    failure = suites["validate bgp"].find(".//failure")
     assert failure is not None and "has ASN 65100, not 65199" in (failure.text or "")
-    assert "up" not in cases
+    assert "up" not in suites
     assert "FAILED at validate" in summary
 
 
@@ -68,9 +79,8 @@ def test_a_consistent_but_wrong_change_fails_verify(tmp_path: Path, configs: Pat
     """Both ends agree, so static checks pass, but a shut session is caught once it runs."""
     edit(configs, "leaf2", lambda db: db["BGP_NEIGHBOR"][next(iter(db["BGP_NEIGHBOR"]))].update(
         admin_status="down"))
-    rc, cases, summary = run_ci(tmp_path, configs, "civerify")
+    rc, suites, summary = run_ci(tmp_path, configs, "civerify")
     assert rc == 1
-    assert cases["push"].find("failure") is None
-    failure = cases["bgp-sessions"].find("failure")
-    assert failure is not None and "leaf2" in (failure.text or "")
+    assert suites["push"].find(".//failure") is None
+    assert "leaf2" in failed_testcases(suites["bgp-sessions"])
     assert "FAILED at verify" in summary

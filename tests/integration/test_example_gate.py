@@ -22,8 +22,9 @@ def test_generated_configs_pass_the_gate(tmp_path: Path) -> None:
     proc = twin("ci", "labs/gate.yaml", "--configs", "configs/gate", "--junit", str(junit), "--name", name,
                 check=False, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    names = {c.get("name") for c in ET.parse(junit).getroot().iter("testcase")}
-    assert {"validate qos", "push", "link-mtu", "drill spine-loss spine2", "drill link-down leaf4:Ethernet128"} <= names
+    suites = {s.get("name") for s in ET.parse(junit).getroot().iter("testsuite")}
+    assert {f"twin.flows.ci.gate.{check}" for check in ("validate qos", "push", "link-mtu", "drill spine-loss spine2",
+                                                        "drill link-down leaf4:Ethernet128")} <= suites
     assert leftovers(name) == []
 
 

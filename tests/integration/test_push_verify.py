@@ -26,8 +26,10 @@ def test_verify_passes_on_a_healthy_lab(lab: dict[str, Any], tmp_path: Path) -> 
     assert doc["passed"] is True
     assert {c["name"] for c in doc["checks"]} >= {"bgp-sessions", "ecmp-width", "server-reachability",
                                                   "bfd-sessions", "link-mtu"}
-    suite = ET.parse(tmp_path / "v.xml").getroot().find("testsuite")
-    assert suite is not None and suite.get("failures") == "0"
+    junit = ET.parse(tmp_path / "v.xml").getroot()
+    assert junit.get("failures") == "0" and int(junit.get("tests", "0")) > len(doc["checks"])  # per node
+    bgp = junit.find(f"testsuite[@name='twin.verify.{lab['lab']}.bgp-sessions']")
+    assert bgp is not None and {c.get("name") for c in bgp.iter("testcase")} >= {"leaf1", "spine1"}
 
 
 def test_push_reports_changes_and_verify_catches_mtu_mismatch(lab: dict[str, Any], tmp_path: Path) -> None:
@@ -48,8 +50,9 @@ def test_push_reports_changes_and_verify_catches_mtu_mismatch(lab: dict[str, Any
     mtu = next(c for c in json.loads(proc.stdout)["checks"] if c["name"] == "link-mtu")
     bad = [i for i in mtu["items"] if i["status"] == "failure"]
     assert len(bad) == 1 and "leaf1:Ethernet128" in bad[0]["subject"] and "1500 and 9100" in bad[0]["message"]
-    junit = (tmp_path / "v.xml").read_text()
-    assert 'name="link-mtu"' in junit and "expected equal MTUs, seen 1500 and 9100" in junit
+    link = ET.parse(tmp_path / "v.xml").getroot().find(
+        f"testsuite[@name='twin.verify.{name}.link-mtu']/testcase[@name='{bad[0]['subject'].split()[0]}']/failure")
+    assert link is not None and "expected equal MTUs, seen 1500 and 9100" in (link.text or "")
     # pushing the lab's own plan puts it back
     restored = twin_json("push", "--name", name)
     assert {s["switch"]: s["changed"] for s in restored["switches"]}["leaf1"] == ["PORT|Ethernet128"]
