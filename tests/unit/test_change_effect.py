@@ -64,7 +64,7 @@ def test_a_policy_change_names_its_lines_and_the_routes_it_took() -> None:
     assert effect.frr_added == ["bgpd: route-map FROM_BGP_PEER_V4 deny 100"]
     assert effect.frr_removed == ["bgpd: route-map FROM_BGP_PEER_V4 permit 100"]
     assert [(c.prefix, c.before, c.after) for c in effect.fib] == [("10.1.4.2/32", ["10.0.0.64", "10.0.0.66"], [])]
-    assert not effect.none
+    assert not effect.no_effect
     text = described(effect)
     assert "FIB lost 1: 10.1.4.2/32" in text and "RIB lost 1: 10.1.4.2/32" in text
 
@@ -82,7 +82,7 @@ def test_a_change_frr_keeps_but_does_not_act_on_has_no_effect() -> None:
     """Global BGP timers every neighbor overrides: FRR's config changes, no session's timers do."""
     effect = switch_effect("leaf1", snap(), snap(BGPD.replace("timers bgp 3 9", "timers bgp 10 30")),
                            ["BGP_GLOBALS|default keepalive: 3 -> 10"])
-    assert effect.none and effect.frr_added == ["bgpd: router bgp 65101 > timers bgp 10 30"]
+    assert effect.no_effect and effect.frr_added == ["bgpd: router bgp 65101 > timers bgp 10 30"]
     assert described(effect)[0] == ("no effect (BGP_GLOBALS|default keepalive: 3 -> 10); FRR's config changed, "
                                     "but no route, session or link did")
     assert switch_effect("leaf1", snap(), snap(timers="10/30 s")).sessions == ["10.0.0.64: timers 3/9 s -> 10/30 s"]
@@ -92,7 +92,7 @@ def test_the_order_frr_shows_lines_in_is_no_effect() -> None:
     reordered = BGPD.replace(" bgp router-id 10.1.4.1\n neighbor 10.0.0.64 remote-as 65100\n",
                              " neighbor 10.0.0.64 remote-as 65100\n bgp router-id 10.1.4.1\n")
     effect = switch_effect("leaf1", snap(), snap(reordered))
-    assert effect.frr_added == effect.frr_removed == [] and effect.none
+    assert effect.frr_added == effect.frr_removed == [] and effect.no_effect
 
 
 def test_frr_s_delay_applies_to_route_maps_and_lists_only() -> None:

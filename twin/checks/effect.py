@@ -131,7 +131,7 @@ def described(effect: SwitchEffect, limit: int = 8) -> list[str]:
     """The effect as lines a person reads. A change that moved no route, session or link had no
     effect, whatever it changed in FRR's config: said with the fields it set and the FRR lines."""
     lines = [f"FRR + {line}" for line in effect.frr_added] + [f"FRR - {line}" for line in effect.frr_removed]
-    if effect.none:
+    if effect.no_effect:
         fields = f" ({', '.join(effect.fields)})" if effect.fields else ""
         in_frr = "; FRR's config changed, but no route, session or link did" if lines else ""
         return [f"no effect{fields}{in_frr}", *lines[:limit]]

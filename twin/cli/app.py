@@ -261,7 +261,7 @@ def push(name: NameOpt = None,
             progress.advance(task)
 
         results, observed = push_observed(lab, configs, tick)
-    effects = [e for e in observed.effects if e.fields or not e.none]
+    effects = [e for e in observed.effects if e.fields or not e.no_effect]
     if as_json:
         _emit_json({"lab": lab_name, "ok": all(r.ok for r in results), "switches": [r.model_dump() for r in results],
                     "settle": observed.settle.model_dump(), "effects": [e.model_dump() for e in effects]})

@@ -31,6 +31,7 @@ from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab
 from twin.model.drill import DrillReport, Scenario, Slo
 from twin.model.errors import DrillError
+from twin.model.results import Health
 from twin.runtime.registry import Runtime
 from twin.switch.frr.frr_daemons import EVENT_LOG
 
@@ -93,6 +94,12 @@ class Drill:
         self.spec = spec
         pids = {leaf.name: pids[0] for leaf in self.plan.by_role("leaf")
                 if (pids := self.runtime.node_pids(self.state, leaf.name))}
+        unhealthy = _broken(check_health(self.lab))
+        if unhealthy:
+            more = f" (and {len(unhealthy) - 5} more)" if len(unhealthy) > 5 else ""
+            raise DrillError(f"lab '{self.state.lab}' is not healthy, so a drill would measure a fault on top of "
+                             f"another: {'; '.join(unhealthy[:5])}{more}; run 'twin verify' and bring the lab "
+                             "back first")
         started = time.time()
         with FibWatch(netns) as fibs:
             off = mismatches(self.baseline, fibs.snapshot())
@@ -129,8 +136,7 @@ class Drill:
             self.checks["health_after"] = health.healthy
             if not health.healthy:
                 restored = False
-                why = "; ".join(f"{r.name}: {i.subject} {i.message}" for r in health.results
-                                for i in r.failures[:3])
+                why = "; ".join(_broken(health)[:6])
         return Observations(
             faults=self.faults, steps=self.steps, actions=self.actions, spec=spec, probe=result,
             started=started, zero=zero, before=before, during=during, recovered_at=recovered_at,
@@ -253,3 +259,8 @@ class Drill:
         off = mismatches(self.baseline, self.fibs.snapshot())
         return False, None, (f"the fabric did not return to its baseline within {self.opt.recovery_timeout_s:.0f} s: "
                              + ("; ".join(off[:3]) if off else "BGP sessions still down"))
+
+
+def _broken(health: Health) -> list[str]:
+    """What is wrong with the lab, one line per failed item: `check: subject message`."""
+    return [f"{r.name}: {i.subject} {i.message}" for r in health.results for i in r.failures]

@@ -87,7 +87,7 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
             pushed, observed = push_observed(running, configs)
             report.results.append(push_result(pushed))
             report.settles["push"] = observed.settle
-            report.effects = [e for e in observed.effects if e.fields or not e.none]
+            report.effects = [e for e in observed.effects if e.fields or not e.no_effect]
             if not all(r.ok for r in pushed):
                 return stop("push")
         else:  # judged once every switch's routes and sessions held still for a while, as after a push

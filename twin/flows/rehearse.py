@@ -298,4 +298,4 @@ def effects(before: dict[str, SwitchSnapshot], after: dict[str, SwitchSnapshot] 
     if after is None:
         return []
     out = [switch_effect(s, before[s], after[s], fields.get(s, [])) for s in before if s in after]
-    return [e for e in out if e.switch in fields or not e.none]
+    return [e for e in out if e.switch in fields or not e.no_effect]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from twin.model.drill import DrillReport
 from twin.model.traffic import TrafficReport
@@ -96,8 +96,9 @@ class SwitchEffect(BaseModel):
     links: list[str] = []           # "Ethernet0: mtu 9100 -> 9000"
     fields: list[str] = []
 
+    @computed_field  # type: ignore[prop-decorator]  # in the JSON reports too
     @property
-    def none(self) -> bool:
+    def no_effect(self) -> bool:
         """Nothing a packet or a peer would notice changed: no route, session or link (FRR's config
         may have: a line FRR keeps but does not act on, such as global timers every neighbor overrides)."""
         return not (self.rib or self.fib or self.sessions or self.links)

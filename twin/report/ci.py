@@ -33,7 +33,7 @@ def ci_markdown(r: CiReport) -> str:
 
 
 def rehearsal_markdown(r: RehearsalReport) -> str:
-    inert = [e.switch for e in r.effects if e.none and e.fields]
+    inert = [e.switch for e in r.effects if e.no_effect and e.fields]
     if r.passed and inert and len(inert) == len([e for e in r.effects if e.fields]):
         verdict = f"passed, but the change had no effect on {', '.join(inert)} (see below)"
     elif r.passed:
