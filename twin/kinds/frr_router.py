@@ -1,9 +1,9 @@
 """A router imported from a .clab.yml (kind linux, /etc/frr bound): it runs the user's own frr.conf
 and daemons files (NodePlan.frr_conf, NodePlan.daemons). Facts in frr_router.yaml.
 
-Started in its namespace (`prepare`): its links up (its FRR config holds its addresses); its launch
-starts the daemons its `daemons` file names and loads its frr.conf with vtysh, which reports all FRR
-refuses. Under containerlab its `exec:` lines bring the links up and start FRR's init script.
+Prepared where the runtime runs its processes (`prepare`: its namespace, or its container on docker):
+its links up (its FRR config holds its addresses); its launch starts the daemons its `daemons` file
+names and loads its frr.conf with vtysh, which reports all FRR refuses. Under containerlab its `exec:` lines bring the links up and start FRR's init script.
 """
 
 from __future__ import annotations
