@@ -3,7 +3,8 @@ and daemons files (NodePlan.frr_conf, NodePlan.daemons). Facts in frr_router.yam
 
 Prepared where the runtime runs its processes (`prepare`: its namespace, or its container on docker):
 its links up (its FRR config holds its addresses); its launch starts the daemons its `daemons` file
-names and loads its frr.conf with vtysh, which reports all FRR refuses. Under containerlab its `exec:` lines bring the links up and start FRR's init script.
+names and loads its frr.conf with vtysh, which reports all FRR refuses. Under containerlab its
+`exec:` lines bring the links up and start FRR's init script.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@ config_db.json as bgpcfgd/frrcfgd would (twin.switch). Facts in frr_switch.yaml.
 
 Prepared where the runtime runs its processes (`prepare`: its namespace, or its container on docker):
 config_db.json, its databases with CONFIG_DB loaded, the kernel programmed from it, FRR's config checked
-and split; FRR is its launch, bfdd held until its BGP is up (twin.kinds.held_start). Under containerlab its `exec:` lines set the same kernel up and start FRR.
+and split; FRR is its launch, bfdd held until its BGP is up (twin.kinds.held_start). Under
+containerlab its `exec:` lines set the same kernel up and start FRR.
 A kind on another image that starts the same way is an FrrSwitchKind over its own facts.
 """
 
