@@ -10,6 +10,7 @@ from twin.checks.effect import (
     Link,
     Session,
     SwitchSnapshot,
+    causes,
     described,
     frr_delay_s,
     route_map_delay_s,
@@ -167,3 +168,12 @@ def test_settle_gives_up_naming_what_still_changes(monkeypatch: pytest.MonkeyPat
     s, _ = settling(monkeypatch, flapping)
     result = s.wait(1000.0, timeout_s=10, window_s=1.0)
     assert not result.settled and result.still_changing == ["leaf1"] and 10000 <= result.waited_ms < 10200
+
+
+def test_a_failure_is_traced_to_the_fields_the_change_set_and_what_they_became_in_frr() -> None:
+    field = "ROUTE_MAP|FROM_BGP_PEER_V4|100 route_operation: permit -> deny"
+    moved = switch_effect("leaf1", snap(), snap(BGPD.replace("permit 100", "deny 100"), fib={}), [field])
+    inert = switch_effect("leaf2", snap(), snap(), ["PORT|Ethernet0 description: a -> b"])
+    bystander = switch_effect("spine1", snap(), snap(fib={}))
+    assert causes([moved, inert, bystander]) == [
+        f"leaf1: {field}; FRR: + bgpd: route-map FROM_BGP_PEER_V4 deny 100, - bgpd: route-map FROM_BGP_PEER_V4 permit 100"]

@@ -150,5 +150,18 @@ def described(effect: SwitchEffect, limit: int = 8) -> list[str]:
     return lines[:limit] + ([f"... and {len(lines) - limit} more"] if len(lines) > limit else [])
 
 
+def causes(effects: Iterable[SwitchEffect]) -> list[str]:
+    """The change's lines behind a failure, switch by switch: the CONFIG_DB fields it set and what they
+    became in FRR, for every switch it touched that moved something."""
+    out = []
+    for e in effects:
+        if not e.fields or e.no_effect:
+            continue
+        frr = f"; FRR: {_some([f'+ {line}' for line in e.frr_added] + [f'- {line}' for line in e.frr_removed], 3)}" \
+            if e.frr_added or e.frr_removed else ""
+        out.append(f"{e.switch}: {_some(e.fields, 3)}{frr}")
+    return out
+
+
 def _some(items: list[str], limit: int = 4) -> str:
     return ", ".join(items[:limit]) + (f" (+{len(items) - limit})" if len(items) > limit else "")

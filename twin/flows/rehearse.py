@@ -25,7 +25,7 @@ from typing import Any
 
 from twin.checks.catalog import verify_checks
 from twin.checks.collect_gnmi import collect_gnmi, running_configs
-from twin.checks.effect import SwitchSnapshot, switch_effect
+from twin.checks.effect import SwitchSnapshot, causes, switch_effect
 from twin.checks.health import evaluate
 from twin.checks.observed_change import lab_switches, observe_change
 from twin.checks.snapshot import snapshots
@@ -182,14 +182,17 @@ class Rehearsal:
         observed = observe_change(self.lab, write, list(configs), fields, self.now)
         self.now = observed.after
         self.report.settles[label] = observed.settle
-        return self._verify(label, observed.settle)
+        return self._verify(label, observed.settle, causes(observed.effects))
 
-    def _verify(self, label: str, settle: Settle) -> CheckResult:
+    def _verify(self, label: str, settle: Settle, cause: list[str] | None = None) -> CheckResult:
         configs = running_configs(self.lab)
         checks = verify_checks(self.plan, configs)
         health = evaluate(self.plan, checks, collect_gnmi(self.lab, checks))
         items = [ItemResult(subject=f"{r.name}: {i.subject}", status="failure", message=i.message)
                  for r in health.results for i in r.failures]
+        if items and cause:   # what of the change is behind it: the fields it set, and what they became in FRR
+            items[:0] = [ItemResult(subject=f"caused by {line.split(': ', 1)[0]}", status="failure",
+                                    message=line.split(": ", 1)[1]) for line in cause]
         if not settle.settled:
             items.insert(0, ItemResult(subject=f"settle: {', '.join(settle.still_changing) or 'fabric'}",
                                        status="failure", message=f"still changing {settle.waited_ms / 1000:.0f} s "
