@@ -176,4 +176,5 @@ def test_a_failure_is_traced_to_the_fields_the_change_set_and_what_they_became_i
     inert = switch_effect("leaf2", snap(), snap(), ["PORT|Ethernet0 description: a -> b"])
     bystander = switch_effect("spine1", snap(), snap(fib={}))
     assert causes([moved, inert, bystander]) == [
-        f"leaf1: {field}; FRR: + bgpd: route-map FROM_BGP_PEER_V4 deny 100, - bgpd: route-map FROM_BGP_PEER_V4 permit 100"]
+        f"leaf1: {field}; FRR: + bgpd: route-map FROM_BGP_PEER_V4 deny 100, "
+        "- bgpd: route-map FROM_BGP_PEER_V4 permit 100"]
