@@ -14,7 +14,7 @@ from twin.model.results import CheckResult, ItemResult, summarize
 
 # What a check can ask the collector for, per node.
 Source = Literal["bgp_summary", "fib", "ping", "ospf_neighbors", "bfd_sessions", "port_table", "daemons", "agent",
-                 "frr_config"]
+                 "frr_config", "interfaces", "df_ping"]
 Outputs = dict[str, dict[str, Any]]  # node -> source -> parsed output
 
 
@@ -36,6 +36,15 @@ class Check(Generic[InputT]):
     def nodes(self) -> list[str]:
         """The nodes whose outputs this check reads."""
         raise NotImplementedError
+
+    def sources(self, node: str) -> tuple[Source, ...]:
+        """What is read of `node`: every source of `needs` unless a check reads its nodes differently
+        (a link's switch end in STATE_DB, its server end in the server's kernel)."""
+        return self.needs
+
+    def argument(self, node: str, source: Source) -> Any:
+        """What the reader of `source` is given for `node` (whom a server pings), None for most."""
+        return None
 
     def evaluate_items(self, outputs: Outputs) -> list[ItemResult]:
         raise NotImplementedError

@@ -8,7 +8,7 @@ from ipaddress import ip_address
 from typing import Any
 
 from twin.checks.base import Check, Outputs
-from twin.checks.collect_local import collect_local
+from twin.checks.collect_local import Job, jobs_of, read_local
 from twin.gnmi.client import SwitchClient
 from twin.lab.running import RunningLab
 
@@ -60,16 +60,18 @@ def running_configs(lab: RunningLab) -> dict[str, dict[str, Any]]:
 
 
 def collect_gnmi(lab: RunningLab, checks: Iterable[Check[Any]]) -> Outputs:
-    """What the checks need: over gNMI from the switches, locally (twin.checks.collect_local) for the rest."""
-    checks = list(checks)
+    """What the checks need: over gNMI from the switches, locally (twin.checks.collect_local) for the rest.
+    Decided per node of each check: a link check reads its switch ends' PORT_TABLE over gNMI and its
+    server ends' kernel locally."""
     wanted: dict[str, set[str]] = {}
-    local: list[Check[Any]] = []
+    local: list[Job] = []
     for check in checks:
-        if set(check.needs) <= GNMI_SOURCES:
-            for node in check.nodes():
-                wanted.setdefault(node, set()).update(check.needs)
-        else:
-            local.append(check)
+        for node in check.nodes():
+            sources = check.sources(node)
+            if set(sources) <= GNMI_SOURCES:
+                wanted.setdefault(node, set()).update(sources)
+            else:
+                local += jobs_of(check, [node])
 
     def one(node: str) -> tuple[str, dict[str, Any]]:
         target = lab.gnmi_target(node)
@@ -78,7 +80,7 @@ def collect_gnmi(lab: RunningLab, checks: Iterable[Check[Any]]) -> Outputs:
         with SwitchClient(node, target) as sw:
             return node, {source: GNMI_READERS[source](sw) for source in sorted(wanted[node])}
 
-    outputs: Outputs = collect_local(lab, local) if local else {}
+    outputs: Outputs = read_local(lab, local) if local else {}
     with ThreadPoolExecutor(max_workers=8) as pool:
         for node, values in pool.map(one, sorted(wanted)):
             outputs.setdefault(node, {}).update(values)

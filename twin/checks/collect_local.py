@@ -60,6 +60,32 @@ def _fib(state: LabState, node: str) -> Any:
     return [e for msg in routes if (e := fib_entry(msg)) is not None]
 
 
+def _interfaces(state: LabState, node: str) -> dict[str, dict[str, str]] | None:
+    """A node's kernel interfaces by name, each {"mtu": ...} as STATE_DB's PORT_TABLE has a port's
+    (a server's NICs, where no STATE_DB runs); None when its namespace cannot be read."""
+    try:
+        links = netlink.dump(state.node(node).netns, netlink.RTM_GETLINK)
+    except OSError:
+        return None
+    return {name: {"mtu": str(msg.get_attr("IFLA_MTU") or 0)}
+            for msg in links if (name := msg.get_attr("IFLA_IFNAME"))}
+
+
+def _df_ping(state: LabState, node: str, sizes: dict[str, int]) -> list[str]:
+    """The addresses of `sizes` that answer a ping of that many bytes of ICMP data with Don't Fragment
+    set (fping -M -b, one fping per size; a frame too large for the far end's MTU is dropped there,
+    one too large for the node's own is never sent). An unanswered address costs the 300 ms timeout
+    and one retry."""
+    answered: list[str] = []
+    ns = state.node(node).netns
+    for size in sorted(set(sizes.values())):
+        targets = sorted(address for address, wanted in sizes.items() if wanted == size)
+        proc = run(netns_argv(ns, ["fping", "-a", "-M", "-b", str(size), "-r", "1", "-t", "300", "-i", "1",
+                                   *targets]), check=False, timeout=60)
+        answered += proc.stdout.split()
+    return answered
+
+
 def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict[str, list[str]]:
     """The targets that answer, by source address. fping sends to one target every `-i` ms (10 by
     default: 0.14 s a server on the default lab, more than the replies take); 1 ms here."""
@@ -73,24 +99,30 @@ def _ping(state: LabState, node: str, probes: dict[str, dict[str, str]]) -> dict
     return alive
 
 
+Job = tuple[str, str, Any]  # (node, source, what the check gives that source's reader for the node)
+
+
+def jobs_of(check: Check[Any], nodes: Iterable[str]) -> list[Job]:
+    """What reading `nodes` for `check` takes: each node's sources (Check.sources) with their arguments."""
+    return [(node, source, check.argument(node, source)) for node in nodes for source in check.sources(node)]
+
+
 def collect_local(lab: RunningLab, checks: Iterable[Check[Any]], only: Collection[str] | None = None) -> Outputs:
     """What the checks need, read locally: FRR JSON on the daemons' vty sockets, kernel FIBs, pings,
     processes; of the nodes in `only` when given."""
-    jobs: list[tuple[str, str, Any]] = []
-    for check in checks:
-        probes: dict[str, Any] = getattr(check.inputs, "probes", {})
-        for need in check.needs:
-            for name in check.nodes():
-                if only is None or name in only:
-                    jobs.append((name, need, probes.get(name) if need == "ping" else None))
+    return read_local(lab, [job for check in checks
+                            for job in jobs_of(check, [n for n in check.nodes() if only is None or n in only])])
 
+
+def read_local(lab: RunningLab, jobs: list[Job]) -> Outputs:
+    """Each job's source read by its LOCAL_READERS reader, WORKERS at a time."""
     unknown = sorted({source for _, source, _ in jobs} - set(LOCAL_READERS))
     if unknown:  # before any I/O: a check asking for a source no reader serves is twin's bug, said as such
         raise TwinError(f"no reader for the check source(s) {', '.join(unknown)}: add one to "
                         "twin.checks.collect_local.LOCAL_READERS (sources are declared in twin.checks.base.Source)")
     table = ProcessTable() if any(source == "daemons" for _, source, _ in jobs) else None
 
-    def one(job: tuple[str, str, Any]) -> tuple[str, str, Any]:
+    def one(job: Job) -> tuple[str, str, Any]:
         node, source, arg = job
         return node, source, LOCAL_READERS[source](lab, node, arg, table)
 
@@ -117,4 +149,6 @@ LOCAL_READERS: dict[str, Reader] = {
     "fib": lambda lab, node, _arg, _t: _fib(lab.state, node),
     "frr_config": lambda lab, node, _arg, _t: frr_config_facts(lab, node),
     "ping": lambda lab, node, probes, _t: _ping(lab.state, node, probes),
+    "interfaces": lambda lab, node, _arg, _t: _interfaces(lab.state, node),
+    "df_ping": lambda lab, node, sizes, _t: _df_ping(lab.state, node, sizes),
 }

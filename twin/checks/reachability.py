@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from twin.checks.base import Check, CheckInput, Outputs
+from typing import Any
+
+from twin.checks.base import Check, CheckInput, Outputs, Source
 from twin.model.results import ItemResult
 
 
@@ -18,6 +20,9 @@ class ServerReachability(Check[PingInput]):
 
     def nodes(self) -> list[str]:
         return sorted(self.inputs.probes)
+
+    def argument(self, node: str, source: Source) -> Any:
+        return self.inputs.probes.get(node)
 
     def evaluate_items(self, outputs: Outputs) -> list[ItemResult]:
         items = []
