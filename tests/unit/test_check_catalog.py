@@ -14,9 +14,11 @@ LABS = Path(__file__).resolve().parents[2] / "labs"
 
 @pytest.mark.parametrize(("lab", "health", "verify"), [
     ("default.yaml", ["bgp-sessions", "ecmp-width", "server-reachability"],
-     ["bgp-sessions", "ecmp-width", "server-reachability", "bfd-sessions", "link-mtu", "frr-config"]),
+     ["bgp-sessions", "ecmp-width", "server-reachability", "bfd-sessions", "link-mtu", "server-port-df-ping",
+      "frr-config"]),
     ("rail.yaml", ["bgp-sessions", "ecmp-width", "server-reachability"],
-     ["bgp-sessions", "ecmp-width", "server-reachability", "bfd-sessions", "link-mtu", "frr-config"]),
+     ["bgp-sessions", "ecmp-width", "server-reachability", "bfd-sessions", "link-mtu", "server-port-df-ping",
+      "frr-config"]),
 ])
 def test_the_catalog_builds_the_checks_a_plan_implies_in_order(lab: str, health: list[str],
                                                                 verify: list[str]) -> None:

@@ -23,6 +23,7 @@ from twin.checks.configured import (
     configured_ecmp,
     configured_sessions,
 )
+from twin.checks.df_ping import DfPingInput, DfProbe, ServerPortsCarryFullFrames
 from twin.checks.ecmp import EcmpInput, EcmpWidth
 from twin.checks.frr_config import FrrConfigInput, FrrRunsConfigDb
 from twin.checks.mtu import MtuConsistent, MtuInput
@@ -107,6 +108,32 @@ def fabric_links(plan: Plan) -> list[tuple[str, str, str, str]]:
             if kinds[lk.a_node] == "switch" and kinds[lk.b_node] == "switch"]
 
 
+def server_links(plan: Plan) -> list[tuple[str, str, str, str]]:
+    """(switch, port, server, the server's kernel NIC) of every link between a switch and a server."""
+    out = []
+    for host in plan.hosts:
+        for nic in host.interfaces:
+            if plan.node(nic.peer_node).kind == "switch":
+                out.append((nic.peer_node, nic.peer_iface, host.name, nic.kernel))
+    return out
+
+
+def df_probes(plan: Plan) -> list[DfProbe]:
+    """A DF ping per server link whose switch port has a planned address: from the server's NIC to
+    that address, as large as the smaller of the two ends' planned MTUs (the fabric MTU)."""
+    out = []
+    for host in plan.hosts:
+        for nic in host.interfaces:
+            peer = plan.node(nic.peer_node)
+            if peer.kind != "switch":
+                continue
+            port = peer.iface(nic.peer_iface)
+            if port.address is not None:
+                out.append(DfProbe(switch=peer.name, port=port.name, server=host.name, nic=nic.kernel,
+                                   address=str(port.address.ip), mtu=min(nic.mtu, port.mtu)))
+    return out
+
+
 # A catalog entry builds its check from the plan (and, when given, the switches' running CONFIG_DBs),
 # or returns None when the lab has nothing for it to judge. Adding a check is its module (a Check
 # class and such a builder) plus one line in HEALTH or VERIFY below: the order is the report's order.
@@ -147,8 +174,13 @@ def _bfd(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | Non
 
 
 def _mtu(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
-    links = fabric_links(plan)
-    return MtuConsistent(MtuInput(links=links)) if links else None
+    links, servers = fabric_links(plan), server_links(plan)
+    return MtuConsistent(MtuInput(links=links, server_links=servers)) if links or servers else None
+
+
+def _df_ping(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
+    probes = df_probes(plan)
+    return ServerPortsCarryFullFrames(DfPingInput(probes=probes)) if probes else None
 
 
 def _frr_config(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any] | None:
@@ -158,8 +190,13 @@ def _frr_config(plan: Plan, configs: Mapping[str, ConfigDb] | None) -> Check[Any
 
 # What `twin up` waits for and `twin status` shows ...
 HEALTH: tuple[Builder, ...] = (_bgp, _configured_bgp, _ecmp, _ospf, _reachability)
-# ... and what `twin verify` adds to them.
-VERIFY: tuple[Builder, ...] = (_bfd, _mtu, _frr_config)
+# ... and what `twin verify` adds to them. The MTUs and the DF ping stay out of HEALTH although they
+# are cheap (about 30 ms more for `twin verify` on the default lab: 16 fping processes, 8 at a time):
+# `twin up` sets both ends of every link from one plan, so nothing there converges and a mismatch
+# would only make up wait out its whole timeout; they disagree after a change, which verify (and
+# rehearse and ci, which run it) judge. In HEALTH the DF ping would also run a process per server at
+# every poll while the fabric converges, and at each `twin graph --watch` refresh.
+VERIFY: tuple[Builder, ...] = (_bfd, _mtu, _df_ping, _frr_config)
 
 
 def _built(builders: tuple[Builder, ...], plan: Plan, configs: Mapping[str, ConfigDb] | None) -> list[Check[Any]]:
@@ -167,7 +204,8 @@ def _built(builders: tuple[Builder, ...], plan: Plan, configs: Mapping[str, Conf
 
 
 def verify_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:
-    """The health checks plus BFD, MTU consistency and FRR against CONFIG_DB: what `twin verify` runs.
+    """The health checks plus BFD, MTUs on both ends of every link, a DF ping at the MTU across every
+    server port and FRR against CONFIG_DB: what `twin verify` runs.
 
     With `configs` (each switch's running CONFIG_DB), BFD and the announced prefixes are what those
     configs ask for, and a `configured-bgp-sessions` check is added when their neighbors differ
