@@ -189,18 +189,6 @@ def _ipv4(value: Any) -> bool:
         return False
 
 
-def local_addresses(db: ConfigDb) -> set[str]:
-    out = set()
-    for table in ("INTERFACE", "LOOPBACK_INTERFACE"):
-        for key in db.get(table, {}):
-            if "|" in key:
-                try:
-                    out.add(str(ip_interface(key.split("|", 1)[1]).ip))
-                except ValueError:
-                    continue
-    return out
-
-
 def validate(db: Any) -> list[str]:
     """Every reason `db` cannot be applied; empty when it is valid."""
     if not isinstance(db, dict):
@@ -257,7 +245,6 @@ def validate(db: Any) -> list[str]:
                 errors.append(f"{table}|{key}: the base key '{base}' is missing; add \"{base}\": {{}}")
             if need_port and base not in ports:
                 errors.append(f"{table}|{key}: port {base} is not in PORT")
-    locals_ = local_addresses(db)
     groups = {k.split("|", 1)[-1] for k in db.get("BGP_PEER_GROUP", {})}
     for key, row in db.get("BGP_NEIGHBOR", {}).items():
         vrf, peer = key.split("|", 1) if "|" in key else ("default", key)
@@ -268,10 +255,6 @@ def validate(db: Any) -> list[str]:
             errors.append(f"BGP_NEIGHBOR|{key}: '{peer}' is not an IP address")
         if not _int(row.get("asn", ""), 1, 4294967294):
             errors.append(f"BGP_NEIGHBOR|{key} asn: '{row.get('asn')}' is not an ASN (1-4294967294)")
-        local = row.get("local_addr")
-        if local is not None and str(local) not in locals_:
-            errors.append(f"BGP_NEIGHBOR|{key} local_addr: {local} is not an address of this switch "
-                          "(INTERFACE or LOOPBACK_INTERFACE)")
         group = row.get("peer_group_name")
         if group is not None and str(group) not in groups:
             errors.append(f"BGP_NEIGHBOR|{key} peer_group_name: no BGP_PEER_GROUP '{group}'")

@@ -1,9 +1,11 @@
-"""Per-switch checks: what the twin's own switches would refuse to apply (the gNMI Set validation)."""
+"""Per-switch checks: what the twin's own switches would refuse to apply (the gNMI Set validation), and
+twin's rules stricter than SONiC's, as findings that refuse nothing (twin.stages.validate.local_addr)."""
 
 from __future__ import annotations
 
 from twin.model.findings import Finding, SwitchConfig
 from twin.stages import configdb
+from twin.stages.validate.local_addr import local_addr_findings
 
 
 def schema_findings(cfg: SwitchConfig, yang_ran: bool = False) -> list[Finding]:
@@ -18,4 +20,4 @@ def schema_findings(cfg: SwitchConfig, yang_ran: bool = False) -> list[Finding]:
         if not message:
             where, message = "(config)", error
         out.append(Finding("schema", cfg.file, where, message, "correct the value or key"))
-    return out
+    return out + local_addr_findings(cfg)
