@@ -27,8 +27,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from twin.stages.render.bgpcfgd import render_bgpcfgd
 from twin.stages.render.config_db import AF, VRF
 from twin.stages.render.frr_differences import adapt_lines, header_lines
+from twin.stages.render.frrcfgd_policy import neighbor_af_options, policy_lines
 from twin.stages.render.sonic_templates import render_with_templates
 
+AF6 = "ipv6_unicast"
 _env = Environment(loader=PackageLoader("twin.stages.render", "templates"), undefined=StrictUndefined,
                    trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
@@ -49,10 +51,24 @@ def _first(value: Any) -> str | None:
     return None if value in (None, "") else str(value).split(",")[0]
 
 
-def _af(row: dict[str, Any]) -> dict[str, Any]:
+def _af(name: str, row: dict[str, Any]) -> dict[str, Any]:
     status = row.get("admin_status")
     return {"activate": None if status is None else status in ("up", "true"),
-            "rm_in": _first(row.get("route_map_in")), "rm_out": _first(row.get("route_map_out"))}
+            "rm_in": _first(row.get("route_map_in")), "rm_out": _first(row.get("route_map_out")),
+            "options": neighbor_af_options(name, row)}
+
+
+def _subjects(db: dict[str, dict[str, Any]], family: str, groups: list[str],
+              neighbors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The peer groups', then the neighbors' settings in one address family (BGP_*_AF rows)."""
+    af_of: dict[str, dict[str, Any]] = {}
+    for table in ("BGP_PEER_GROUP_AF", "BGP_NEIGHBOR_AF"):
+        for key, row in db.get(table, {}).items():
+            vrf, name, af = [*_parts(key), "", "", ""][:3]
+            if vrf == VRF and af == family:
+                af_of[name] = _af(name, row or {})
+    subjects = [{"name": g, **af_of[g]} for g in groups if g in af_of]
+    return subjects + [{"name": nb["ip"], **af_of[nb["ip"]]} for nb in neighbors if nb["ip"] in af_of]
 
 
 def _neighbor_order(name: str) -> tuple[int, int, str]:
@@ -98,21 +114,10 @@ def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 if _parts(k)[:2] == [VRF, AF] and len(_parts(k)) == 3]
     af = db.get("BGP_GLOBALS_AF", {}).get(f"{VRF}|{AF}", {})
     groups = sorted({_parts(k)[-1] for k in db.get("BGP_PEER_GROUP", {})})
-    af_of: dict[str, dict[str, Any]] = {}
-    for table in ("BGP_PEER_GROUP_AF", "BGP_NEIGHBOR_AF"):
-        for key, row in db.get(table, {}).items():
-            vrf, name, family = [*_parts(key), "", "", ""][:3]
-            if vrf == VRF and family == AF:
-                af_of[name] = _af(row)
-    subjects = [{"name": g, **af_of[g]} for g in groups if g in af_of]
-    subjects += [{"name": nb["ip"], **af_of[nb["ip"]]} for nb in neighbors if nb["ip"] in af_of]
-    route_maps = sorted(({"name": _parts(k)[0], "seq": int(_parts(k)[1]), "action": row["route_operation"]}
-                         for k, row in db.get("ROUTE_MAP", {}).items()
-                         if len(_parts(k)) == 2 and _parts(k)[1].isdigit() and "route_operation" in row),
-                        key=lambda m: (m["name"], m["seq"]))
     return {
         "frrcfgd": True, "defaults": "traditional",
-        "groups": groups, "subjects": subjects, "route_maps": route_maps,
+        "groups": groups, "subjects": _subjects(db, AF, groups, neighbors),
+        "subjects_v6": _subjects(db, AF6, groups, neighbors), "policy": policy_lines(db),
         "default_ipv4": glob.get("default_ipv4_unicast") == "true",
         "hostname": meta["hostname"], "asn": asn, "router_id": router_id,
         "timers": f"{keepalive} {holdtime}" if keepalive and holdtime else None,

@@ -29,6 +29,8 @@ class Difference:
     sonic: str | None
     twin: str | None
     reason: str
+    # for a line only twin renders, the lines it stands for (a regular expression, indentation aside)
+    twin_lines: str | None = None
 
     def matches(self, line: str) -> re.Match[str] | None:
         return None if self.sonic is None else re.fullmatch(self.sonic, line.strip())
@@ -64,6 +66,37 @@ FRR_DIFFERENCES: tuple[Difference, ...] = (
     Difference(r"neighbor \S+ description", None,
                "FRR rejects a description without text (a BGP_NEIGHBOR without `name`); SONiC's vtysh reports "
                "the error and goes on, twin leaves the line out"),
+    # frrcfgd's route-map template (bgpd.conf.db.route_map.j2) at boot, where FRR refuses its line: twin
+    # renders what frrcfgd sends when the field is Set (twin.stages.render.frrcfgd_policy)
+    Difference(r"match  (?:address|next-hop) prefix-list \S+", None,
+               "ROUTE_MAP match_prefix_set/match_next_hop_set naming a PREFIX_SET without `mode`: the template "
+               "writes no `ip`/`ipv6` and FRR refuses the line (and renders no prefix-list for that set)"),
+    Difference(r"set community (?!(?:internet|local-AS|no-advertise|no-export|no-peer|blackhole|graceful-shutdown|"
+               r"accept-own|accept-own-nexthop|llgr-stale|no-llgr|additive|none)$)[^\s:]+", None,
+               "ROUTE_MAP set_community_ref: the template names the COMMUNITY_SET, which FRR refuses; frrcfgd "
+               "sends the set's members (twin's `set community <members>`)"),
+    Difference(r"set extcommunity (?!none$)\S+", None,
+               "ROUTE_MAP set_ext_community_ref: the template names the EXTENDED_COMMUNITY_SET, which FRR "
+               "refuses; frrcfgd sends its members (twin's `set extcommunity rt|soo <members>`)"),
+    Difference(r"set extcommunity soo", None,
+               "ROUTE_MAP set_ext_community_inline with route-origin members only: the template's soo line "
+               "holds the (empty) route-targets, FRR refuses it; twin renders frrcfgd's `set extcommunity soo`"),
+    Difference(r"match source-protocol ospf3", "match source-protocol ospf6",
+               "ROUTE_MAP match_protocol ospf3: FRR names it ospf6, as frrcfgd translates it"),
+    Difference(None, "set local-preference <set_local_pref>",
+               "ROUTE_MAP set_local_pref: the template reads `set_local_preference`, a field no YANG model "
+               "has, so SONiC drops it at boot and applies it when it is Set (frrcfgd); twin renders it",
+               twin_lines=r"set local-preference \d+"),
+    Difference(None, "set as-path prepend <set_asn x set_repeat_asn | set_asn_list>",
+               "ROUTE_MAP set_asn/set_repeat_asn/set_asn_list: the template fails on set_repeat_asn (compares "
+               "the string with 0) and ignores set_asn alone and set_asn_list; frrcfgd sends the prepend "
+               "when they are Set, and twin renders it", twin_lines=r"set as-path prepend \d+(?: \d+)*"),
+    Difference(None, "set community <members of set_community_ref>",
+               "ROUTE_MAP set_community_ref, as frrcfgd sends it (see above)",
+               twin_lines=r"set community \S+:\S+(?: \S+)*"),
+    Difference(None, "set extcommunity rt|soo <members>",
+               "ROUTE_MAP set_ext_community_ref and route-origin-only set_ext_community_inline, as frrcfgd "
+               "sends them (see above)", twin_lines=r"set extcommunity (?:rt|soo) \S+(?: \S+)*"),
     # Lines only twin renders (header_lines and, for frrcfgd configs, frr.py's RM_SET_SRC):
     Difference(None, "frr version 8.4", "the FRR twin runs"),
     Difference(None, "frr defaults traditional",
@@ -117,6 +150,12 @@ def adapt_lines(lines: list[str]) -> list[str]:
         if new is not None:
             out.append(new)
     return out
+
+
+def twin_only(line: str) -> Difference | None:
+    """The entry that allows `line` (one only twin renders) where SONiC renders nothing, or None."""
+    return next((d for d in FRR_DIFFERENCES if d.twin_lines is not None
+                 and re.fullmatch(d.twin_lines, line.strip())), None)
 
 
 def header_lines() -> list[str]:
