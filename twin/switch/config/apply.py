@@ -2,8 +2,11 @@
 
 FRR lines follow the daemon the config selects, as on SONiC:
 - frrcfgd: changing one neighbor's description sends one `neighbor X description` line: no other
-  session resets and BFD does not flap. A change of the switch's own ASN or router-id has no
-  incremental form in FRR; `frr_lines` returns None and the caller reloads BGP whole.
+  session resets and BFD does not flap. A prefix list, community list, AS-path list or route-map
+  changes by the lines that differ between the two renderings (a clause removed is `no`-ed), a
+  neighbor's or peer group's address-family option by its own line, in IPv4 and IPv6 unicast.
+  A change of the switch's own ASN or router-id has no incremental form in FRR; `frr_lines`
+  returns None and the caller reloads BGP whole.
 - bgpcfgd: what bgpcfgd sends on that CONFIG_DB change (twin.stages.render.bgpcfgd.changes): a new
   neighbor's policies, peer groups and instance, `no neighbor X` for a deleted one, only
   admin_status for a changed one; a new bgp_asn reloads BGP whole (None).
@@ -16,6 +19,7 @@ from typing import Any
 from twin.stages.configdb import ConfigDb
 from twin.stages.render import bgpcfgd
 from twin.stages.render.frr import frr_context, is_frrcfgd
+from twin.switch.frr.frr_drift import converge_lines, drift, negate
 
 # A neighbor's lines, in the order the rendered frr.conf has them: (context field, FRR words).
 _NEIGHBOR = (("asn", "remote-as {}"), ("group", "peer-group {}"), ("name", "description {}"),
@@ -40,16 +44,31 @@ def _changed_neighbor(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 def _af_lines(a: dict[str, Any] | None, b: dict[str, Any] | None, name: str) -> list[str]:
     """Address-family lines for one peer group or neighbor (None: no AF row)."""
-    was = a or {"activate": None, "rm_in": None, "rm_out": None}
-    now = b or {"activate": None, "rm_in": None, "rm_out": None}
+    was = a or {"activate": None, "rm_in": None, "rm_out": None, "options": []}
+    now = b or {"activate": None, "rm_in": None, "rm_out": None, "options": []}
     lines = []
     if was["activate"] != now["activate"]:
         lines.append(f"  {'' if now['activate'] else 'no '}neighbor {name} activate")
+    # an option gone is negated (`no neighbor X weight 5`, `neighbor X send-community` back), then the new ones
+    lines += [f"  {negate(o)}" for o in reversed(was["options"]) if o not in now["options"]]
+    lines += [f"  {o}" for o in now["options"] if o not in was["options"]]
     for field, direction in (("rm_in", "in"), ("rm_out", "out")):
         if was[field] != now[field]:
             lines.append(f"  neighbor {name} route-map {now[field]} {direction}" if now[field]
                          else f"  no neighbor {name} route-map {was[field]} {direction}")
     return lines
+
+
+def policy_changes(old: list[str], new: list[str]) -> list[str]:
+    """What turns FRR's policy (prefix, community and AS-path lists, route-maps) rendered as `old`
+    into `new`: each line gone removed (a route-map statement gone whole), each new one added in
+    its statement, as the config daemon converges FRR on a rendering."""
+    lines: list[str] = []
+    for line in converge_lines(drift("\n".join(new), "\n".join(old))):
+        if lines and lines[-1].startswith("route-map ") and not line.startswith(" "):
+            lines.append("exit")  # a statement without clauses is left as one with clauses is
+        lines.append(line)
+    return [*lines, "exit"] if lines and lines[-1].startswith("route-map ") else lines
 
 
 def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
@@ -61,14 +80,7 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     a, b = frr_context(old), frr_context(new)
     if (a["asn"], a["router_id"]) != (b["asn"], b["router_id"]):
         return None
-    lines: list[str] = []
-    maps_a = {(m["name"], m["seq"]): m["action"] for m in a["route_maps"]}
-    maps_b = {(m["name"], m["seq"]): m["action"] for m in b["route_maps"]}
-    for (name, seq), action in sorted(maps_b.items()):
-        if maps_a.get((name, seq)) != action:
-            if (name, seq) in maps_a:
-                lines.append(f"no route-map {name} {maps_a[(name, seq)]} {seq}")
-            lines += [f"route-map {name} {action} {seq}", "exit"]
+    lines = policy_changes(a["policy"], b["policy"])
     bgp: list[str] = []
     for field, line in (("log_changes", "bgp log-neighbor-changes"), ("default_ipv4", "bgp default ipv4-unicast"),
                         ("mp_relax", "bgp bestpath as-path multipath-relax")):
@@ -89,21 +101,33 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     bgp += [f" no neighbor {g} peer-group" for g in sorted(set(a["groups"]) - set(b["groups"]))]
     af = [f"  no network {n}" for n in sorted(set(a["networks"]) - set(b["networks"]))]
     af += [f"  network {n}" for n in sorted(set(b["networks"]) - set(a["networks"]))]
-    subjects_a = {s["name"]: s for s in a["subjects"]}
-    subjects_b = {s["name"]: s for s in b["subjects"]}
     recreated = {ip for ip in news if ip in olds and (olds[ip]["asn"], olds[ip]["group"])
                  != (news[ip]["asn"], news[ip]["group"])}
-    for name in sorted(set(subjects_a) | set(subjects_b)):
-        if name not in news and name not in b["groups"]:
-            continue  # the neighbor or group is gone, and its AF settings with it
-        before = None if name in recreated or (name in news and name not in olds) else subjects_a.get(name)
-        af += _af_lines(before, subjects_b.get(name), name)
+    fresh = recreated | {ip for ip in news if ip not in olds} | (set(b["groups"]) - set(a["groups"]))
+    live = set(news) | set(b["groups"])
+    af += _family_lines(a["subjects"], b["subjects"], fresh, live)
     if a["max_paths"] != b["max_paths"]:
         af.append(f"  maximum-paths {b['max_paths']}" if b["max_paths"] else "  no maximum-paths")
     if af:
         bgp += [" address-family ipv4 unicast", *af, " exit-address-family"]
+    af6 = _family_lines(a["subjects_v6"], b["subjects_v6"], fresh, live)
+    if af6:
+        bgp += [" address-family ipv6 unicast", *af6, " exit-address-family"]
     if bgp:
         lines += [f"router bgp {b['asn']}", *bgp, "exit"]
-    lines += [f"no route-map {name} {action} {seq}" for (name, seq), action in sorted(maps_a.items())
-              if (name, seq) not in maps_b]
+    return lines
+
+
+def _family_lines(subjects_a: list[dict[str, Any]], subjects_b: list[dict[str, Any]], fresh: set[str],
+                  live: set[str]) -> list[str]:
+    """One address family's lines for every peer group and neighbor whose settings there changed:
+    `fresh` ones (new, or made anew) get all of theirs, those not `live` (deleted) none."""
+    was = {s["name"]: s for s in subjects_a}
+    now = {s["name"]: s for s in subjects_b}
+    lines: list[str] = []
+    for name in sorted(set(was) | set(now)):
+        if name not in live:
+            continue  # the neighbor or group is gone, and its AF settings with it
+        before = None if name in fresh else was.get(name)
+        lines += _af_lines(before, now.get(name), name)
     return lines

@@ -51,11 +51,14 @@ _LISTS = ("ip prefix-list ", "ipv6 prefix-list ", "bgp community-list ", "bgp la
           "bgp extcommunity-list ", "bgp as-path access-list ")
 _AF_SHORT = {"address-family ipv4": "address-family ipv4 unicast", "address-family ipv6": "address-family ipv6 unicast"}
 _PEER_GROUP_MEMBER = re.compile(r"neighbor \S+ (?:interface )?peer-group \S+")
+_UNCHANGED = re.compile(r"((?:no )?neighbor \S+ attribute-unchanged) (.+)")
+_UNCHANGED_ORDER = ("as-path", "next-hop", "med")   # the order FRR shows them in
 
 
 def canonical(path: Path) -> Path | None:
     """A line as FRR shows it in its running config (None: FRR does not show it): prefix and
-    community lists without the sequence numbers FRR adds, `address-family ipv4` as `... unicast`,
+    community lists without the sequence numbers FRR adds, `attribute-unchanged` words in FRR's order,
+    `address-family ipv4` as `... unicast`,
     a `network` outside an address family in the IPv4 (or IPv6) one and a peer-group membership
     outside it (bgpcfgd's templates write both forms), `maximum-paths` at FRR's default hidden, an
     address family's own line left out (FRR shows none without lines in it)."""
@@ -63,6 +66,10 @@ def canonical(path: Path) -> Path | None:
     line = path[-1]
     if line.startswith(_LISTS):
         path = (*path[:-1], _SEQ.sub("", line, count=1))
+    unchanged = _UNCHANGED.fullmatch(line)
+    if unchanged:
+        words = unchanged.group(2).split()
+        path = (*path[:-1], " ".join([unchanged.group(1), *(w for w in _UNCHANGED_ORDER if w in words)]))
     if line.startswith("address-family "):
         return None   # FRR shows an address family only with lines in it, which name it themselves
     if not path[0].startswith("router bgp"):
@@ -111,7 +118,8 @@ def drift(rendered: str, running: str) -> list[Drift]:
     """What FRR's running config lacks of the rendered config, then what it has beyond it."""
     want, have = parse(rendered), parse(running)
     want_keys, have_keys = {k for k, _ in want}, {k for k, _ in have}
-    return ([Drift("missing", k, k) for k, _ in want if k not in have_keys]
+    # a list entry is added as rendered: its sequence number keeps it in its place
+    return ([Drift("missing", k, p if k[-1].startswith(_LISTS) else k) for k, p in want if k not in have_keys]
             + [Drift("extra", k, p) for k, p in have if k not in want_keys])
 
 
