@@ -405,6 +405,7 @@ class FakeSwitch:
         self.appl = appl or {}
         self.asked: list[str] = []
         self.writes: list[tuple[str, str, dict[str, str]]] = []
+        self.restarts: list[bool] = []   # each CONFIG_DB replaced: with the services restarted around it
 
     def vtysh(self, line: str) -> str:
         self.asked.append(line)
@@ -422,6 +423,11 @@ class FakeSwitch:
 
     def replace_config(self, old: ConfigDb, new: ConfigDb) -> None:
         self._config = copy.deepcopy(new)
+        self.restarts.append(False)
+
+    def reload_config(self, new: ConfigDb) -> None:
+        self._config = copy.deepcopy(new)
+        self.restarts.append(True)
 
 
 def test_config_interface_writes_port_admin_status(tmp_path: Path) -> None:
@@ -465,6 +471,34 @@ def test_config_save_load_reload(tmp_path: Path) -> None:
         "The config_db file /etc/sonic/nothere.json doesn't exist\n"
     refused = config_cli.execute(fake, ConfigRequest("save", "/tmp/pwned"))
     assert refused.status == 1 and not Path("/tmp/pwned").exists()
+
+
+def test_config_reload_restarts_the_services_around_the_new_config_unless_n(tmp_path: Path) -> None:
+    """SONiC's reload stops sonic.target, writes the file into CONFIG_DB and restarts sonic.target (bgp
+    renders FRR afresh); -n (--no_service_restart) only writes CONFIG_DB."""
+    fake = FakeSwitch(tmp_path)
+    config_cli.execute(fake, ConfigRequest("save", "/etc/sonic/backup.json"))
+    fake.restarts.clear()
+    out = config_cli.execute(fake, ConfigRequest("reload", "/etc/sonic/backup.json"))
+    assert out == Output(out="Acquired lock on /etc/sonic/reload.lock\nStopping SONiC target ...\n"
+                             "Running command: /usr/local/bin/sonic-cfggen -j /etc/sonic/backup.json --write-to-db\n"
+                             "Restarting SONiC target ...\nReleased lock on /etc/sonic/reload.lock\n")
+    quiet = parse_config(["reload", "-y", "-n", "backup.json"])
+    assert quiet == ConfigRequest("reload", "backup.json", restart=False)
+    out = config_cli.execute(fake, quiet)
+    assert "SONiC target" not in out.out and "--write-to-db" in out.out
+    assert fake.restarts == [True, False]
+    assert parse_config(["reload", "-y", "--no_service_restart"]) == ConfigRequest("reload", None, restart=False)
+    assert parse_config(["load", "-y", "-n"]) == Output(
+        err="Usage: config load [OPTIONS] [FILENAME]\nTry 'config load -h' for help.\n\nError: No such option: -n\n",
+        status=2)
+
+
+def test_config_load_minigraph_is_refused_as_not_emulated() -> None:
+    out = parse_config(["load_minigraph", "-y"])
+    assert isinstance(out, Output) and out.status == 1 and out.out == ""
+    assert out.err.startswith("config load_minigraph: not emulated: a twin switch has no minigraph")
+    assert "sonic-cfggen -H -m minigraph.xml --print-data" in out.err and "config reload" in out.err
 
 
 def test_config_parsing_as_sonic_click_parses() -> None:

@@ -27,6 +27,7 @@ from twin.switch.access import mgmt_nft
 from twin.switch.access.grpc_guard import guarded_server
 from twin.switch.agent_progress import LAUNCHED, Progress
 from twin.switch.cli import sshd
+from twin.switch.cli.switch_view import Services
 from twin.switch.config.cfgmgr import ConfigDaemon
 from twin.switch.config.yang_check import YangCheck
 from twin.switch.endpoint_protocol import SwitchEndpoint
@@ -35,6 +36,7 @@ from twin.switch.gnoi.system import add_system_servicer
 from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
+from twin.switch.restart.config_reload import reload_config
 from twin.switch.restart.reboot import SwitchReboot
 from twin.switch.sonic_endpoint import SonicEndpoint
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
@@ -119,6 +121,7 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
     servers = []
     binds: list[Callable[[], int]] = []
     parts: list[SwitchParts] = []
+    services: dict[str, Services] = {}   # `config reload` in each switch's shell
     progress = Progress(run_dir)
     templates = Path(settings.sonic_templates) if settings.sonic_templates else None
     # Started where the switches already run (`twin agent restart`): an earlier agent may have died
@@ -145,6 +148,8 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
         servicer = SonicGnmiServicer(ep, settings.username, settings.password, yang)
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
         reboot = SwitchReboot.from_settings(sw, own[0]) if own is not None else None
+        if reboot is not None:
+            services[sw.name] = functools.partial(reload_config, reboot)
         add_system_servicer(server, reboot, settings.username, settings.password)
         binds.append(functools.partial(_bind, server, f"{sw.mgmt}:{settings.port}", creds, sw.netns))
         servers.append(server)
@@ -162,7 +167,7 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
     log.info("config daemons of %d switches started, their state producers subscribed", len(parts))
     if settings.ssh_port:
         sshd.start(settings.switches, settings.username, settings.password, settings.ssh_port,
-                   run_dir / "ssh_host_key")
+                   run_dir / "ssh_host_key", services)
     # The state producers write once every switch's FRR has launched: while the fabric launches,
     # following each converging switch's kernel events cost this process about 10 CPU-s at 64 x 128,
     # taken from a launch that needs both CPUs, where reading each table once afterwards costs one.

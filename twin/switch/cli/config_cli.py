@@ -8,7 +8,11 @@ program FRR and the kernel from there:
 - `config bgp startup|shutdown all|neighbor <ip|name>`: BGP_NEIGHBOR|<ip> admin_status up|down (twin's
   keys are `default|<ip>`, frrcfgd's; an address finds either)
 - `config save|load|reload [-y] [FILE]`: CONFIG_DB to/from FILE, a file of the switch's own directory
-  (twin.switch.cli.cli_paths), asking as SONiC asks unless -y.
+  (twin.switch.cli.cli_paths), asking as SONiC asks unless -y. `reload` restarts the switch's services
+  around it as SONiC's does (twin.switch.restart.config_reload: ports down and up, FRR rendered afresh
+  from the new CONFIG_DB), unless -n (--no_service_restart): then the config daemons program the difference.
+- `config load_minigraph`: not emulated (a twin switch has no minigraph); it fails, saying how to load
+  one's CONFIG_DB instead.
 
 `parse_config` is pure: it checks the words and says what to do and what to ask first;
 `execute` does it against the switch.
@@ -46,6 +50,12 @@ BGP_TARGETS = ("all", "neighbor")
 FILE_ACTIONS = ("save", "load", "reload")
 RANGE = re.compile(r"^([A-Za-z]+)(\d+)-(\d+)$")
 CFGGEN = "/usr/local/bin/sonic-cfggen"
+MINIGRAPH = ("config load_minigraph: not emulated: a twin switch has no minigraph (/etc/sonic/minigraph.xml) "
+             "and no sonic-cfggen to turn one into CONFIG_DB; nothing was changed. Convert it where "
+             "sonic-config-engine is installed (sonic-cfggen -H -m minigraph.xml --print-data > config_db.json) "
+             "and load that: copy it into this switch's /etc/sonic (on the host /run/twin/LAB/nodes/SWITCH) and "
+             "run 'sudo config reload /etc/sonic/config_db.json'\n")
+LOCKED, RELEASED = "Acquired lock on /etc/sonic/reload.lock\n", "Released lock on /etc/sonic/reload.lock\n"
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,7 @@ class ConfigRequest:
     target: str | None = None         # ports, neighbor, mtu value, or file name as given
     value: str = ""                   # admin status up/down, mtu
     question: str | None = None
+    restart: bool = True              # reload: services restarted around it (not -n/--no_service_restart)
 
 
 def parse_config(args: Sequence[str]) -> ConfigRequest | Output:
@@ -72,6 +83,8 @@ def parse_config(args: Sequence[str]) -> ConfigRequest | Output:
         return _bgp(rest)
     if name in FILE_ACTIONS:
         return _file_action(name, rest)
+    if name == "load_minigraph":
+        return Output(err=MINIGRAPH, status=1)
     return not_emulated(f"config {name}")
 
 
@@ -135,12 +148,15 @@ def _bgp(args: list[str]) -> ConfigRequest | Output:
 
 def _file_action(name: str, args: list[str]) -> ConfigRequest | Output:
     yes = False
+    restart = True
     files: list[str] = []
     flags = {"-y", "--yes"} | ({"-f", "--force", "-n", "--no_service_restart", "-l", "--load-sysinfo", "-b",
                                 "--bypass-lock"} if name == "reload" else set())
     for arg in args:
         if arg in ("-y", "--yes"):
             yes = True
+        elif name == "reload" and arg in ("-n", "--no_service_restart"):
+            restart = False
         elif arg in flags:
             continue
         elif arg.startswith("-"):
@@ -160,7 +176,7 @@ def _file_action(name: str, args: list[str]) -> ConfigRequest | Output:
                     "reload": "Clear current config and reload config in config_db format from the default config "
                               "file(s) ?" if given is None else
                               f"Clear current config and reload config in config_db from the file(s) {given} ?"}[name]
-    return ConfigRequest(name, given, question=question)
+    return ConfigRequest(name, given, question=question, restart=restart)
 
 
 # -- doing it -------------------------------------------------------------------------------------
@@ -179,7 +195,7 @@ def execute(data: SwitchData, request: ConfigRequest, user: str = "admin") -> Ou
         return Output(err=f"Error: {exc}\n", status=1)
     if request.action == "save":
         return _save(data, file)
-    return _load(data, file, request.action)
+    return _load(data, file, request.action, request.restart)
 
 
 def interface_names(spec: str) -> list[str]:
@@ -253,7 +269,7 @@ def _save(data: SwitchData, file: SwitchFile) -> Output:
     return Output(out=shown)
 
 
-def _load(data: SwitchData, file: SwitchFile, action: str) -> Output:
+def _load(data: SwitchData, file: SwitchFile, action: str, restart: bool = True) -> Output:
     if not cli_paths.exists(file):
         if action == "load":
             return Output(out=f"The config_db file {file.shown} doesn't exist\n")
@@ -264,10 +280,12 @@ def _load(data: SwitchData, file: SwitchFile, action: str) -> Output:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return Output(err=f"Error: cannot read {file.shown}: {why}\n", status=1)
     current = data.config()
+    written = f"Running command: {CFGGEN} -j {file.shown} --write-to-db\n"
     if action == "load":
         data.replace_config(current, merged(current, new))
-        return Output(out=f"Running command: {CFGGEN} -j {file.shown} --write-to-db\n")
-    data.replace_config(current, new)
-    return Output(out=f"Acquired lock on /etc/sonic/reload.lock\n"
-                      f"Running command: {CFGGEN} -j {file.shown} --write-to-db\n"
-                      f"Released lock on /etc/sonic/reload.lock\n")
+        return Output(out=written)
+    if not restart:
+        data.replace_config(current, new)
+        return Output(out=f"{LOCKED}{written}{RELEASED}")
+    data.reload_config(new)   # sonic.target stopped, CONFIG_DB flushed and written, sonic.target restarted
+    return Output(out=f"{LOCKED}Stopping SONiC target ...\n{written}Restarting SONiC target ...\n{RELEASED}")

@@ -25,7 +25,7 @@ import hmac
 import logging
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -57,7 +57,7 @@ from twin.switch.cli.shell import (
 from twin.switch.cli.show_cli import run_show
 from twin.switch.cli.sonic_cli import db_cli
 from twin.switch.cli.ssh_logins import LOGIN_GRACE_S, SshLogins
-from twin.switch.cli.switch_view import CLEAN_ENV, SwitchView
+from twin.switch.cli.switch_view import CLEAN_ENV, Services, SwitchView
 from twin.switch.cli.vtysh_guard import VTYSH_CONF, refusal, vtysh_conf
 from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis.redis_server import socket_path
@@ -181,12 +181,13 @@ class EchoSwallow:
 class Session:
     """One SSH session on one switch."""
 
-    def __init__(self, process: Any, switch: Switch, user: str, pool: Executor | None = None) -> None:
+    def __init__(self, process: Any, switch: Switch, user: str, pool: Executor | None = None,
+                 services: Services | None = None) -> None:
         self.process, self.switch, self.user = process, switch, user
         self.pool = pool   # the switch's own threads for blocking work (None: asyncio's shared ones)
         self.tty = process.get_terminal_type() is not None
         self.inbox = Inbox()
-        self.view = SwitchView(switch.name, switch.rundir)
+        self.view = SwitchView(switch.name, switch.rundir, services=services)
         self.root = self.root_home = False
         self.mode = "shell"          # shell, sonic-cli, redis-cli
         self.klish = klish.Klish()
@@ -449,14 +450,14 @@ def filtered(output: Output, filters: tuple[Filter, ...]) -> Output:
     return Output(out=text, err=output.err, status=status)
 
 
-def _handler(switch: Switch, username: str) -> Callable[[Any], Any]:
+def _handler(switch: Switch, username: str, services: Services | None = None) -> Callable[[Any], Any]:
     pool = ThreadPoolExecutor(max_workers=SWITCH_THREADS, thread_name_prefix=f"ssh-{switch.name}")
 
     async def handle(process: Any) -> None:
         if process.subsystem:   # sftp and the like: not on this switch
             process.exit(1)
             return
-        await Session(process, switch, username, pool).run()
+        await Session(process, switch, username, pool, services).run()
 
     return handle
 
@@ -470,8 +471,10 @@ def prepare_switch(switch: Switch) -> None:
             conf.write_text(vtysh_conf(switch.name))
 
 
-def start(switches: list[AgentSwitch], username: str, password: str, port: int, host_key: Path) -> None:
-    """Start the SSH listeners in a background thread; returns once they listen."""
+def start(switches: list[AgentSwitch], username: str, password: str, port: int, host_key: Path,
+          services: Mapping[str, Services] | None = None) -> None:
+    """Start the SSH listeners in a background thread; returns once they listen. `services`: by switch,
+    how its services restart around a new CONFIG_DB (`config reload`), for the switches the agent runs."""
     if not host_key.exists():
         write_private(host_key, asyncssh.generate_private_key("ssh-ed25519").export_private_key())
     loop = asyncio.new_event_loop()
@@ -488,7 +491,7 @@ def start(switches: list[AgentSwitch], username: str, password: str, port: int, 
             await asyncssh.listen(sock=sock, server_host_keys=[str(host_key)],
                                   server_factory=functools.partial(_Server, username, password, logins),
                                   login_timeout=LOGIN_GRACE_S,
-                                  process_factory=_handler(switch, username),
+                                  process_factory=_handler(switch, username, (services or {}).get(sw.name)),
                                   encoding="utf-8", line_editor=True, allow_scp=False,
                                   agent_forwarding=False, x11_forwarding=False)
 

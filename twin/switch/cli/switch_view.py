@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -36,6 +37,8 @@ class SwitchData(Protocol):
 
     def replace_config(self, old: ConfigDb, new: ConfigDb) -> None: ...
 
+    def reload_config(self, new: ConfigDb) -> None: ...
+
 
 def vtysh_json(data: SwitchData, line: str) -> Any:
     """FRR's JSON answer to `line` ({} when it gives none)."""
@@ -46,12 +49,18 @@ def vtysh_json(data: SwitchData, line: str) -> Any:
         return {}
 
 
-class SwitchView:
-    """A twin switch: FRR's vty sockets and redis.sock in `rundir`."""
+Services = Callable[[ConfigDb], None]  # CONFIG_DB := config, the switch's services restarted around it
 
-    def __init__(self, name: str, rundir: Path, db: SonicRedis | None = None) -> None:
+
+class SwitchView:
+    """A twin switch: FRR's vty sockets and redis.sock in `rundir`; `services` restarts its services
+    around a new CONFIG_DB (twin.switch.restart.config_reload, given by the agent that runs them)."""
+
+    def __init__(self, name: str, rundir: Path, db: SonicRedis | None = None,
+                 services: Services | None = None) -> None:
         self.name, self.rundir = name, rundir
         self.db = db or SonicRedis(unix_socket=socket_path(rundir))
+        self.services = services
 
     def vtysh(self, line: str) -> str:
         why = refusal(line)
@@ -76,3 +85,10 @@ class SwitchView:
 
     def replace_config(self, old: ConfigDb, new: ConfigDb) -> None:
         self.db.apply_config(old, new)
+
+    def reload_config(self, new: ConfigDb) -> None:
+        """`config reload`: services stopped, CONFIG_DB := new, services started again."""
+        if self.services is None:
+            raise RuntimeError(f"{self.name}: its services run in the lab's agent, which did not give this "
+                               "shell a way to restart them")
+        self.services(new)

@@ -60,7 +60,7 @@ class RebootState:
     message: str = ""      # why it failed
 
 
-def _running_daemons(rundir: Path) -> list[str]:
+def running_daemons(rundir: Path) -> list[str]:
     """The FRR daemons the switch was started with (their pid files), zebra first."""
     return [d for d in KNOWN if (rundir / f"{d}.pid").exists()]
 
@@ -139,7 +139,7 @@ class SwitchReboot:
         or CONFIG_DB event is programmed half-way (they are, against the booted switch, after)."""
         daemon = self.daemon
         with daemon.lock:
-            frr = _running_daemons(self.rundir)
+            frr = running_daemons(self.rundir)
             log.info("%s: cold reboot (FRR daemons %s)", daemon.name, ", ".join(frr))
             self.power_off(frr)
             saved = self.load_saved_config()
