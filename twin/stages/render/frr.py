@@ -114,9 +114,11 @@ def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
                 if _parts(k)[:2] == [VRF, AF] and len(_parts(k)) == 3]
     af = db.get("BGP_GLOBALS_AF", {}).get(f"{VRF}|{AF}", {})
     groups = sorted({_parts(k)[-1] for k in db.get("BGP_PEER_GROUP", {})})
+    # frrcfgd renders a peer group's `name` as its description, as a neighbor's (nbr_or_peer.j2)
+    group_names = {_parts(k)[-1]: row.get("name") for k, row in db.get("BGP_PEER_GROUP", {}).items()}
     return {
         "frrcfgd": True, "defaults": "traditional",
-        "groups": groups, "subjects": _subjects(db, AF, groups, neighbors),
+        "groups": groups, "group_names": group_names, "subjects": _subjects(db, AF, groups, neighbors),
         "subjects_v6": _subjects(db, AF6, groups, neighbors), "policy": policy_lines(db),
         "default_ipv4": glob.get("default_ipv4_unicast") == "true",
         "hostname": meta["hostname"], "asn": asn, "router_id": router_id,

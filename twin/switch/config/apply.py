@@ -89,6 +89,10 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     if a["timers"] != b["timers"]:
         bgp.append(f" timers bgp {b['timers']}" if b["timers"] else " no timers bgp")
     bgp += [f" neighbor {g} peer-group" for g in sorted(set(b["groups"]) - set(a["groups"]))]
+    for g in b["groups"]:
+        old_name, new_name = a["group_names"].get(g), b["group_names"].get(g)
+        if new_name != old_name:
+            bgp.append(f" neighbor {g} description {new_name}" if new_name else f" no neighbor {g} description")
     olds = {nb["ip"]: nb for nb in a["neighbors"]}
     news = {nb["ip"]: nb for nb in b["neighbors"]}
     for ip in sorted(set(olds) - set(news)):
