@@ -5,6 +5,7 @@ CONFIG_DB, stays in it. A 2 x 2 lab of its own."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,3 +114,16 @@ def test_config_load_minigraph_fails_as_not_emulated(lab: dict[str, Any]) -> Non
     status, out, err = ssh_run(lab, "sudo config load_minigraph -y")
     assert status == 1 and out == ""
     assert err.startswith("config load_minigraph: not emulated")
+
+
+def test_the_hostname_is_device_metadata_s_in_the_cli(lab: dict[str, Any]) -> None:
+    """A hostname written to CONFIG_DB (as a gNMI Set writes it) is at once the shell's and the one vtysh
+    prints, as SONiC's hostname-config makes it the system's; never the host machine's."""
+    from twin.switch.redis.redis_server import socket_path
+    from twin.switch.redis.sonic_redis import SonicRedis
+
+    SonicRedis(unix_socket=socket_path(rundir(lab))).client("CONFIG_DB").hset("DEVICE_METADATA|localhost",
+                                                                               "hostname", "tor-a")
+    assert ssh_run(lab, "hostname")[1] == "tor-a\n"
+    shown = ssh_run(lab, "show runningconfiguration bgp")[1]
+    assert "hostname tor-a\n" in shown and f"hostname {os.uname().nodename}\n" not in shown

@@ -30,6 +30,7 @@ from twin.switch.cli.shell import (
     DbCli,
     Enter,
     Exit,
+    Hostname,
     InContainer,
     Piped,
     Run,
@@ -41,6 +42,7 @@ from twin.switch.cli.shell import (
 )
 from twin.switch.cli.show_format import bgp_summary, ip_routes, simple_table
 from twin.switch.cli.sshd import EchoSwallow, filtered
+from twin.switch.cli.switch_view import SwitchView
 from twin.switch.cli.vtysh_guard import VtyshRefused, parse_vtysh, refusal
 from twin.switch.redis.sonic_redis import as_stored
 
@@ -106,7 +108,7 @@ def test_sonic_commands_become_requests() -> None:
     assert translate("sudo config reload -y -f", SW) == Config(ConfigRequest("reload", None))
     assert translate("sonic-db-cli CONFIG_DB hgetall 'PORT|Ethernet0'", SW) == \
         DbCli(("CONFIG_DB", "hgetall", "PORT|Ethernet0"))
-    assert translate("hostname", SW) == Text(Output(out="leaf1\n"))
+    assert translate("hostname", SW) == Hostname()
     assert translate("sudo whoami", SW) == Text(Output(out="root\n"))
 
 
@@ -425,6 +427,9 @@ class FakeSwitch:
         self._config = copy.deepcopy(new)
         self.restarts.append(False)
 
+    def hostname(self) -> str:
+        return str(self._config["DEVICE_METADATA"]["localhost"]["hostname"])
+
     def reload_config(self, new: ConfigDb) -> None:
         self._config = copy.deepcopy(new)
         self.restarts.append(True)
@@ -705,3 +710,40 @@ def test_twin_cli_passes_the_password_in_the_environment(monkeypatch: pytest.Mon
     cli.cli("leaf1", None)
     assert seen["argv"][:2] == ["sshpass", "-e"] and "s3cret-pass" not in " ".join(seen["argv"])
     assert seen["env"]["SSHPASS"] == "s3cret-pass"
+
+
+class _MetadataRedis:
+    """Just what SwitchView.hostname asks of redis: DEVICE_METADATA|localhost's fields."""
+
+    def __init__(self, meta: dict[str, str]) -> None:
+        self.meta = meta
+
+    def client(self, name: str) -> _MetadataRedis:
+        assert name == "CONFIG_DB"
+        return self
+
+    def hget(self, key: str, field: str) -> str | None:
+        assert key == "DEVICE_METADATA|localhost"
+        return self.meta.get(field)
+
+
+def test_the_hostname_is_device_metadata_s_and_vtysh_is_told_when_it_changes(tmp_path: Path) -> None:
+    """SONiC's hostname-config makes DEVICE_METADATA's hostname the system's, which bash's prompt,
+    `hostname` and a starting vtysh show; 'sonic' when there is none."""
+    meta = {"hostname": "tor-a"}
+    view = SwitchView("leaf1", tmp_path, db=_MetadataRedis(meta))  # type: ignore[arg-type]
+    assert view.hostname() == "tor-a"
+    view.vtysh_hostname()
+    assert (tmp_path / "vtysh.conf").read_text() == "service integrated-vtysh-config\nhostname tor-a\n"
+    meta["hostname"] = "tor-b"   # a gNMI Set of DEVICE_METADATA|localhost hostname
+    view.vtysh_hostname()
+    assert (tmp_path / "vtysh.conf").read_text().endswith("hostname tor-b\n")
+    del meta["hostname"]
+    assert view.hostname() == "sonic"
+
+
+def test_klish_marks_errors_under_the_prompt_with_the_hostname(tmp_path: Path) -> None:
+    fake = FakeSwitch(tmp_path)
+    fake._config["DEVICE_METADATA"]["localhost"]["hostname"] = "tor-a"
+    _, out = klish.handle(fake, klish.Klish(), "frobnicate")
+    assert out.out.startswith(" " * len("tor-a# ") + "^")

@@ -60,7 +60,7 @@ def _word(word: str, words: tuple[str, ...]) -> str | None:
 def handle(data: SwitchData, state: Klish, line: str) -> tuple[Klish, Output]:
     """One line typed at sonic-cli: the new state and what to print."""
     words = line.split()
-    prompt = state.prompt(data.name)
+    prompt = state.prompt(data.hostname())
     if not words or words[0].startswith("!"):
         return state, Output()
     if state.mode == "exec":

@@ -107,7 +107,12 @@ class Exit:
     pass
 
 
-Action = Text | Run | InContainer | Show | Config | DbCli | Enter | Exit
+@dataclass(frozen=True)
+class Hostname:
+    """`hostname`: the switch's, DEVICE_METADATA's (twin.switch.cli.switch_view.SwitchView.hostname)."""
+
+
+Action = Text | Run | InContainer | Show | Config | DbCli | Enter | Exit | Hostname
 
 
 @dataclass(frozen=True)
@@ -234,7 +239,7 @@ def _command(words: list[str], switch: Switch, root: bool, tty: bool) -> Action:
     if cmd == "sonic-cli":
         return Enter("sonic-cli")
     if cmd == "hostname":
-        return Text(Output(out=f"{switch.name}\n"))
+        return Hostname()
     if cmd == "whoami":
         return Text(Output(out="root\n" if root or sudo else "admin\n"))
     return refused(f"sudo: {cmd}: command not found") if sudo else not_found(cmd)

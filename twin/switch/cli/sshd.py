@@ -45,6 +45,7 @@ from twin.switch.cli.shell import (
     DbCli,
     Enter,
     Exit,
+    Hostname,
     InContainer,
     Piped,
     Run,
@@ -188,6 +189,7 @@ class Session:
         self.tty = process.get_terminal_type() is not None
         self.inbox = Inbox()
         self.view = SwitchView(switch.name, switch.rundir, services=services)
+        self.hostname = switch.name   # DEVICE_METADATA's, read again before each prompt (hostname_now)
         self.root = self.root_home = False
         self.mode = "shell"          # shell, sonic-cli, redis-cli
         self.klish = klish.Klish()
@@ -245,14 +247,21 @@ class Session:
         self.write(output.out, output.err)
         return output.status
 
+    async def hostname_now(self) -> str:
+        """The switch's hostname as it is now (a Set may have changed DEVICE_METADATA's): bash's `\\h`
+        and KLISH's prompt show the system's, which SONiC's hostname-config keeps equal to it."""
+        with contextlib.suppress(Exception):   # the switch's redis gone: the name it had
+            self.hostname = await self.blocking(self.view.hostname)
+        return self.hostname
+
     def prompt(self) -> str:
         if self.mode == "sonic-cli":
-            return self.klish.prompt(self.switch.name)
+            return self.klish.prompt(self.hostname)
         if self.mode == "redis-cli":
             return f"127.0.0.1:6379{f'[{self.redis_db}]' if self.redis_db else ''}> "
         if self.root:
-            return f"root@{self.switch.name}:{'~' if self.root_home else '/home/' + self.user}# "
-        return f"{self.user}@{self.switch.name}:~$ "
+            return f"root@{self.hostname}:{'~' if self.root_home else '/home/' + self.user}# "
+        return f"{self.user}@{self.hostname}:~$ "
 
     # -- the session ----------------------------------------------------------------------------
 
@@ -273,6 +282,8 @@ class Session:
     async def loop(self) -> None:
         while not self.closed:
             if self.tty:
+                if not self.switch.sonic:
+                    await self.hostname_now()
                 self.write(self.prompt())
             item = await self.inbox.get()
             if item is Signal.EOF:   # the end of the client's input: the session ends
@@ -337,7 +348,11 @@ class Session:
             output = await self.config(action)
         elif isinstance(action, DbCli):
             output = await self.blocking(self.db_cli, list(action.args))
+        elif isinstance(action, Hostname):
+            output = Output(out=f"{await self.hostname_now()}\n")
         elif isinstance(action, Run):
+            if action.vtysh:
+                await self.blocking(self.view.vtysh_hostname)
             output = await self.run_process(functools.partial(LocalProcess.start, action.argv, self.env()),
                                             capture, vtysh=action.vtysh)
         elif isinstance(action, InContainer):
@@ -464,7 +479,8 @@ def _handler(switch: Switch, username: str, services: Services | None = None) ->
 
 def prepare_switch(switch: Switch) -> None:
     """vtysh's config in the switch's run directory: integrated (write memory writes frr.conf
-    there) and the switch's name as vtysh's prompt."""
+    there) and the switch's name as vtysh's prompt (rewritten with DEVICE_METADATA's hostname before
+    each vtysh, SwitchView.vtysh_hostname)."""
     if not switch.sonic and switch.rundir.is_dir():
         conf = switch.rundir / VTYSH_CONF
         if not conf.exists():

@@ -16,11 +16,12 @@ from typing import Any, Protocol
 from redis.typing import EncodableT, FieldT
 
 from twin.stages.configdb import ConfigDb
-from twin.switch.cli.vtysh_guard import Vtysh, VtyshRefused, refusal
+from twin.switch.cli.vtysh_guard import VTYSH_CONF, Vtysh, VtyshRefused, refusal, vtysh_conf
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
 
 CLEAN_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "VTYSH_PAGER": "cat"}
+DEFAULT_HOSTNAME = "sonic"   # hostname-config.sh's, when DEVICE_METADATA|localhost has none
 
 
 class SwitchData(Protocol):
@@ -38,6 +39,8 @@ class SwitchData(Protocol):
     def replace_config(self, old: ConfigDb, new: ConfigDb) -> None: ...
 
     def reload_config(self, new: ConfigDb) -> None: ...
+
+    def hostname(self) -> str: ...
 
 
 def vtysh_json(data: SwitchData, line: str) -> Any:
@@ -66,6 +69,7 @@ class SwitchView:
         why = refusal(line)
         if why is not None:
             raise VtyshRefused(why)
+        self.vtysh_hostname()
         env = {**CLEAN_ENV, "HOME": str(self.rundir)}
         proc = subprocess.run(Vtysh(lines=(line,)).argv(self.rundir), capture_output=True, text=True,
                               timeout=60, env=env)
@@ -85,6 +89,26 @@ class SwitchView:
 
     def replace_config(self, old: ConfigDb, new: ConfigDb) -> None:
         self.db.apply_config(old, new)
+
+    def hostname(self) -> str:
+        """The switch's hostname: DEVICE_METADATA|localhost hostname, which SONiC's hostname-config
+        service makes the system's (hostname-config.sh: 'sonic' when there is none)."""
+        name = self.db.client("CONFIG_DB").hget("DEVICE_METADATA|localhost", "hostname")
+        return str(name) if name else DEFAULT_HOSTNAME
+
+    def vtysh_hostname(self) -> None:
+        """vtysh takes its hostname (its prompt, the `hostname` line of its running config) from the
+        system's when it starts, on SONiC DEVICE_METADATA's; here the switch's vtysh.conf says it
+        (the namespace shares the host's), rewritten when the hostname has changed."""
+        conf, wanted = self.rundir / VTYSH_CONF, vtysh_conf(self.hostname())
+        try:
+            if conf.read_text() == wanted:
+                return
+        except OSError:
+            pass
+        tmp = conf.with_suffix(".tmp")
+        tmp.write_text(wanted)
+        tmp.replace(conf)
 
     def reload_config(self, new: ConfigDb) -> None:
         """`config reload`: services stopped, CONFIG_DB := new, services started again."""

@@ -119,9 +119,21 @@ def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
     """Boot a node's FRR: the supported daemons start (launch_frr), then `conf` is loaded
     (load_frr). Returns a warning per daemon this machine cannot run; RuntimeBackendError when
     FRR refuses the config."""
-    skipped = launch_frr(rundir, pathspace, daemons, launch)
+    skipped = launch_frr(rundir, pathspace, daemons, launch, _hostname_files(rundir, conf, daemons))
     load_frr(rundir, conf)
     return skipped
+
+
+def _hostname_files(rundir: Path, conf: str, daemons: list[str]) -> dict[str, Path]:
+    """A daemon takes its hostname only from the file it starts with: a `hostname` line loaded with
+    vtysh stays vtysh's, and the daemon would print the host machine's (the namespace shares its
+    name). So each starts with `conf`'s hostname line (the switch's, DEVICE_METADATA's); none without one."""
+    lines = [line for line in conf.splitlines() if line.startswith("hostname ")]
+    if not lines:
+        return {}
+    path = rundir / "hostname.conf"
+    path.write_text(lines[0] + "\n")
+    return dict.fromkeys(daemons, path)
 
 
 @dataclass(frozen=True)
