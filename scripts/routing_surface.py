@@ -2,6 +2,7 @@
 them, every field) that SONiC's routing stack reads, from a sonic-buildimage checkout.
 
     python scripts/routing_surface.py /path/to/sonic-buildimage [--write]
+    python scripts/routing_surface.py --docs      # docs/reference/routing-surface.md from the data
 
 Read, never imported (it needs swsscommon): src/sonic-frr-mgmt-framework/frrcfgd/frrcfgd.py, whose
 `table_handler_list` names the tables frrcfgd subscribes to and whose `tbl_to_key_map` names each field
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parents[1] / "twin" / "model" / "data" / "routing_surface.json"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "reference" / "routing-surface.md"
 FRRCFGD = "src/sonic-frr-mgmt-framework/frrcfgd/frrcfgd.py"
 BGPCFGD = "src/sonic-bgpcfgd/bgpcfgd/main.py"
 # swsscommon's table-name constants bgpcfgd's main.py uses (swss-common common/schema.h)
@@ -139,7 +141,44 @@ def surface(repo: Path, old: dict[str, Any]) -> dict[str, Any]:
             "read": [FRRCFGD, BGPCFGD], "entries": entries}
 
 
+def markdown(data: dict[str, Any]) -> str:
+    """The surface as a page: counts, then every table with its emulated and not emulated fields."""
+    entries = data["entries"]
+    emulated = [e for e in entries if e["status"] == "emulated"]
+    tables: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for e in entries:
+        tables.setdefault((e["reader"], e["table"]), []).append(e)
+    lines = [
+        "# Routing surface", "",
+        "Every CONFIG_DB table SONiC's routing stack reads, and every field where SONiC's code names them, "
+        "with whether twin emulates it. Generated from "
+        f"[{data['source']}](https://github.com/{data['source']}) at `{data['commit'][:12]}` "
+        f"({', '.join(f'`{r}`' for r in data['read'])}, and the routing tables of swss's config managers) by "
+        "`scripts/routing_surface.py`; the data is `twin/model/data/routing_surface.json`.", "",
+        "What a switch's CONFIG_DB holds that is not emulated is stored as SONiC stores it, logged by the agent, "
+        "reported by `twin validate` and fails `twin verify`, `twin ci` and `twin rehearse` (check "
+        "`not-emulated`), unless the lab file names the table under `accept_not_emulated:`. Which reader applies "
+        "is the config's: frrcfgd when DEVICE_METADATA says `frr_mgmt_framework_config: \"true\"`, bgpcfgd "
+        "otherwise; swss always.", "",
+        f"**{len(entries)} entries, {len(emulated)} emulated, {len(entries) - len(emulated)} not emulated**; "
+        f"{len(tables)} tables, {sum(all(e['status'] == 'emulated' for e in es) for es in tables.values())} "
+        f"emulated whole, {sum(all(e['status'] != 'emulated' for e in es) for es in tables.values())} not at all.",
+        "", "| reader | table | emulated | not emulated (why) |", "|---|---|---|---|"]
+    for (reader, table), es in tables.items():
+        yes = ", ".join(f"`{e['field']}`" for e in es if e["status"] == "emulated")
+        reasons: dict[str, list[str]] = {}
+        for e in es:
+            if e["status"] != "emulated":
+                reasons.setdefault(e["reason"], []).append(f"`{e['field']}`")
+        no = "; ".join(f"{', '.join(fields)} ({why})" for why, fields in reasons.items())
+        lines.append(f"| {reader} | `{table}` | {yes} | {no} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
+    if sys.argv[1:] == ["--docs"]:
+        DOCS.write_text(markdown(json.loads(DATA.read_text())))
+        return
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     old = json.loads(DATA.read_text()) if DATA.exists() else {}

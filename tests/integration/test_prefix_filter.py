@@ -28,9 +28,7 @@ FILTER = f"""leaf2:
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("pfx")
     (folder / "fabric.yaml").write_text("name: pfx\nkind: clos\nclos: {spines: 2, leaves: 2, servers_per_leaf: 1}\n")
-    # the routing surface list (twin/model/data/routing_surface.json) does not mark these tables emulated yet
-    (folder / "lab.yaml").write_text(f"name: pfx\ntopology: {folder / 'fabric.yaml'}\n"
-                                     "accept_not_emulated: [PREFIX_SET, PREFIX, ROUTE_MAP, BGP_PEER_GROUP]\n")
+    (folder / "lab.yaml").write_text(f"name: pfx\ntopology: {folder / 'fabric.yaml'}\n")
     name = unique("pf")
     try:
         assert twin_json("up", str(folder / "lab.yaml"), "--name", name)["healthy"]

@@ -44,7 +44,10 @@ def _names(checks: list[Any]) -> list[str]:
 
 
 def test_twin_s_own_configs_give_the_plan_s_checks(plan: Plan) -> None:
-    assert _names(verify_checks(plan, _generated(plan))) == _names(verify_checks(plan))
+    """... and, judged by configs, what they hold that twin does not emulate (nothing, for its own)."""
+    checks = verify_checks(plan, _generated(plan))
+    assert _names(checks) == [*_names(verify_checks(plan)), "not-emulated"]
+    assert checks[-1].evaluate({}).status == "success"
 
 
 def test_classic_configs_expect_no_bfd_and_their_own_announcements(plan: Plan) -> None:

@@ -11,7 +11,7 @@ lines set up, not twin's address plan.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from twin.checks.base import Check
@@ -29,6 +29,7 @@ from twin.checks.frr_config import FrrConfigInput, FrrRunsConfigDb
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
+from twin.checks.surface import surface_check
 from twin.host import userfile
 from twin.model.config_db import ConfigDb
 from twin.model.plan import NodePlan, Plan
@@ -203,14 +204,17 @@ def _built(builders: tuple[Builder, ...], plan: Plan, configs: Mapping[str, Conf
     return [check for build in builders if (check := build(plan, configs)) is not None]
 
 
-def verify_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:
+def verify_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None,
+                  accepted: Iterable[str] = ()) -> list[Check[Any]]:
     """The health checks plus BFD, MTUs on both ends of every link, a DF ping at the MTU across every
     server port and FRR against CONFIG_DB: what `twin verify` runs.
 
     With `configs` (each switch's running CONFIG_DB), BFD and the announced prefixes are what those
     configs ask for, and a `configured-bgp-sessions` check is added when their neighbors differ
     from the plan's (twin.checks.configured)."""
-    return _built(HEALTH + VERIFY, plan, configs)
+    checks = _built(HEALTH + VERIFY, plan, configs)
+    surface = surface_check(configs, accepted)   # `accepted`: tables the lab file lets pass (accept_not_emulated)
+    return checks + ([surface] if surface is not None else [])
 
 
 def health_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:

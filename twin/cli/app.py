@@ -284,8 +284,9 @@ def push(name: NameOpt = None,
 @app.command()
 def verify(name: NameOpt = None, as_json: JsonOpt = False,
            junit: Annotated[Path | None, typer.Option("--junit", help="write JUnit XML here")] = None) -> None:
-    """Read state over gNMI and run the check catalog: sessions, ECMP, reachability, BFD, MTUs; and check
-    that the lab's gNMI agent and every switch's FRR daemons and redis-server run."""
+    """Read state over gNMI and run the check catalog: sessions, ECMP, reachability, BFD, MTUs on every link
+    that carries RoCE (server ports too, with a DF ping at the fabric MTU), FRR against CONFIG_DB, what twin
+    does not emulate; and check that the lab's gNMI agent and every switch's FRR daemons and redis-server run."""
     import time
 
     from twin.flows.bringup import verify_lab
@@ -406,18 +407,24 @@ def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/co
              models: Annotated[Path | None, typer.Option(help="sonic-yang-models folder (default: "
                                                              "$TWIN_SONIC_YANG, or the reference folder's)")] = None,
              no_yang: Annotated[bool, typer.Option("--no-yang", help="skip the SONiC YANG check")] = False,
+             accept: Annotated[list[str] | None, typer.Option(
+                 "--accept", help="a table SONiC's routing stack reads and twin does not emulate, to let pass "
+                 "(repeatable; adds to the lab file's accept_not_emulated)")] = None,
              as_json: JsonOpt = False) -> None:
     """Static checks of generated configs (no root): SONiC YANG, per-switch schema, BGP sessions both ways, ASNs,
-    duplicate addresses and router ids, ECMP width, link MTUs, RoCE QoS consistency."""
+    duplicate addresses and router ids, ECMP width, link MTUs, RoCE QoS consistency, and what SONiC's routing
+    stack would act on that twin does not emulate."""
     import time
 
     from twin.stages.lab_file import load_lab
     from twin.stages.validate.api import validate_folder
 
     start = time.monotonic()
-    roce = load_lab(lab).roce if lab is not None else None
+    spec = load_lab(lab) if lab is not None else None
+    accepted = [*(spec.drills.accept_not_emulated if spec else []), *(accept or [])]
     notes: list[str] = []
-    count, findings = validate_folder(configs, roce, models, yang=not no_yang, notes=notes)
+    count, findings = validate_folder(configs, spec.roce if spec else None, models, yang=not no_yang, notes=notes,
+                                      accepted=accepted)
     for note in notes:
         console.print(f"[bold yellow]{escape(note)}[/]")
     seconds = round(time.monotonic() - start, 3)

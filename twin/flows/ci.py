@@ -1,7 +1,8 @@
 """`twin ci`: validate -> up -> push -> verify -> drills -> traffic -> down, as one list of results.
 
-Every stage becomes CheckResults (the one result model), so the JUnit XML has one testcase per
-check and per drill, and the Markdown summary reads the same list. The lab is torn down
+Every stage becomes CheckResults (the one result model), so the JUnit XML has a testsuite per
+check and drill with a testcase per node it judged (twin.report.junit), and the Markdown summary
+reads the same list. The lab is torn down
 whatever happens, including Ctrl-C.
 """
 
@@ -32,7 +33,7 @@ from twin.stages.validate.api import validate_folder
 from twin.traffic.judge import judge as judge_traffic
 from twin.traffic.run import run_traffic, run_with_fault
 
-CATEGORIES = ("yang", "schema", "bgp", "addressing", "ecmp", "mtu", "qos")
+CATEGORIES = ("yang", "schema", "bgp", "addressing", "ecmp", "mtu", "qos", "surface")
 
 
 def validation_results(findings: list[Finding], yang_skipped: str = "") -> list[CheckResult]:
@@ -43,7 +44,7 @@ def validation_results(findings: list[Finding], yang_skipped: str = "") -> list[
             continue
         mine = [f for f in findings if f.check == cat]
         items = [ItemResult(subject=f"{f.file}: {f.where}", status="failure", message=f"{f.message}; {f.fix}")
-                 for f in mine] or [ItemResult(subject="all switches", status="success")]
+                 for f in mine] or [ItemResult(subject="fabric", status="success", message="every switch's config")]
         out.append(summarize(f"validate {cat}", f"static check: {cat}", items))
     return out
 
@@ -71,7 +72,7 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
     if configs is not None:
         progress("validate: static checks")
         notes: list[str] = []
-        _, findings = validate_folder(configs, lab.roce, notes=notes)
+        _, findings = validate_folder(configs, lab.roce, notes=notes, accepted=lab.drills.accept_not_emulated)
         report.results += validation_results(findings, yang_skipped="; ".join(notes))
         if findings:
             return stop("validate")
@@ -93,7 +94,7 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
         else:  # judged once every switch's routes and sessions held still for a while, as after a push
             report.settles["up"] = observe_change(running, lambda: None, []).settle
         progress("verify: checks over gNMI")
-        checks = verify_checks(lab.plan, running_configs(running))
+        checks = verify_checks(lab.plan, running_configs(running), lab.drills.accept_not_emulated)
         verified = evaluate(lab.plan, checks, collect_gnmi(running, checks))
         report.results += verified.results
         if not verified.healthy:

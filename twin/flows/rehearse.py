@@ -186,7 +186,7 @@ class Rehearsal:
 
     def _verify(self, label: str, settle: Settle, cause: list[str] | None = None) -> CheckResult:
         configs = running_configs(self.lab)
-        checks = verify_checks(self.plan, configs)
+        checks = verify_checks(self.plan, configs, self.lab.settings.accept_not_emulated)
         health = evaluate(self.plan, checks, collect_gnmi(self.lab, checks))
         items = [ItemResult(subject=f"{r.name}: {i.subject}", status="failure", message=i.message)
                  for r in health.results for i in r.failures]
@@ -223,7 +223,7 @@ class Rehearsal:
                 (Path(tmp) / name).mkdir()
                 (Path(tmp) / name / "config_db.json").write_text(json.dumps(new.get(name, current[name])))
             notes: list[str] = []
-            _, findings = validate_folder(Path(tmp), notes=notes)
+            _, findings = validate_folder(Path(tmp), notes=notes, accepted=self.lab.settings.accept_not_emulated)
         if notes:
             r.results.append(CheckResult(name="validate yang", description="; ".join(notes), status="skipped"))
         items = [ItemResult(subject=f"{Path(f.file).parent.name}: {f.where}", status="failure",

@@ -11,7 +11,7 @@ from twin.model.config_db import ConfigDb
 
 @dataclass(frozen=True)
 class Finding:
-    check: str          # schema | yang | bgp | addressing | ecmp | mtu | qos
+    check: str          # schema | yang | bgp | addressing | ecmp | mtu | qos | surface
     file: str
     where: str          # TABLE|key field
     message: str

@@ -23,11 +23,13 @@ class RoceSettings(BaseModel):
 
 
 class DrillSettings(BaseModel):
-    """The `slo:` and `drills:` sections of a lab file."""
+    """What a running lab's gate judges by: the `slo:`, `drills:` and `accept_not_emulated:` sections of
+    its lab file."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     slo: dict[str, Slo] = {}
     drills: list[LabDrill] = []
+    accept_not_emulated: list[str] = []
 
     @field_validator("slo")
     @classmethod
@@ -68,6 +70,9 @@ class LabFile(BaseModel):
     drills: list[LabDrill] = Field([], description="the drills `twin ci` and `twin rehearse` run")
     traffic: list[LabTraffic] = Field([], description="collective patterns `twin ci` runs, with their bounds")
     roce: RoceSettings = RoceSettings()
+    accept_not_emulated: list[str] = Field(
+        [], description="CONFIG_DB tables SONiC's routing stack reads and twin does not emulate that verify, ci and "
+        "rehearse may let pass (they fail on any other; `twin validate --accept` does the same)")
 
 
 class Lab(BaseModel):

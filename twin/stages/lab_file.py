@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from twin.model.drill import KINDS
 from twin.model.errors import PlanError, Problem
 from twin.model.lab import DrillSettings, HealthSettings, Lab, LabFile
+from twin.model.routing_surface import surface
 from twin.stages.load.loader import load_topology, pydantic_problems, topology_from
 from twin.stages.load.source import Loc, YamlDoc, load_yaml
 from twin.stages.plan import plan_topology
@@ -69,8 +70,12 @@ def load_lab(path: Path) -> Lab:
                     continue
                 pattern = pattern.model_copy(update={"pairs": pairs})
             traffic.append(pattern)
+        known = sorted({e.table for e in surface().entries if e.status == "not emulated"})
+        problems += [doc.problem(("accept_not_emulated", i), f"'{table}' is not a table SONiC's routing stack reads "
+                                 "that twin does not emulate", f"name one of {', '.join(known)}")
+                     for i, table in enumerate(spec.accept_not_emulated) if table not in known]
         try:
-            settings = DrillSettings(slo=spec.slo, drills=drills)
+            settings = DrillSettings(slo=spec.slo, drills=drills, accept_not_emulated=spec.accept_not_emulated)
         except ValidationError as exc:
             problems += pydantic_problems(doc, exc)
         if problems:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from twin.model.errors import TwinError
@@ -12,12 +13,15 @@ from twin.stages.validate.fabric import address_findings, ecmp_findings, mtu_fin
 from twin.stages.validate.load import load_configs
 from twin.stages.validate.qos import qos_findings
 from twin.stages.validate.schema import schema_findings
+from twin.stages.validate.surface import surface_findings
 from twin.stages.validate.yang import MODELS_ENV, find_models, models_not_found, yang_findings
 
 
 def validate_folder(directory: Path, roce: RoceSettings | None = None, models: Path | None = None,
-                    yang: bool = True, notes: list[str] | None = None) -> tuple[int, list[Finding]]:
-    """(switches read, findings); unreadable input raises PlanError.
+                    yang: bool = True, notes: list[str] | None = None,
+                    accepted: Iterable[str] = ()) -> tuple[int, list[Finding]]:
+    """(switches read, findings); unreadable input raises PlanError. `accepted`: tables SONiC's routing
+    stack reads that twin does not emulate which may pass (twin.stages.validate.surface).
 
     Models named by `models` or TWIN_SONIC_YANG must exist (TwinError otherwise). When none is
     named and the reference folder has none (twin.host.reference), the YANG check is skipped and `notes` says so,
@@ -47,4 +51,5 @@ def validate_folder(directory: Path, roce: RoceSettings | None = None, models: P
     findings += ecmp_findings(cfgs)
     findings += mtu_findings(cfgs, roce.mtu if roce else None)
     findings += qos_findings(cfgs, roce)
+    findings += surface_findings(cfgs, accepted)
     return len(cfgs), findings

@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from twin.model.routing_surface import not_emulated
 from twin.stages import configdb
 from twin.stages.configdb import ConfigDb
 from twin.stages.render.frr import render_frr
@@ -108,8 +109,17 @@ class ConfigDaemon:
                 self.reconcile()
             else:
                 self.resync()
+            self._log_not_emulated(self.cache, {})
         finally:
             self.started.set()
+
+    def _log_not_emulated(self, new: ConfigDb, old: ConfigDb) -> None:
+        """Say what CONFIG_DB now holds that SONiC's routing stack would act on and this switch does not
+        (twin.model.routing_surface): stored as SONiC stores it, never acted on in silence."""
+        before = {str(item) for item in not_emulated(old)} if old else set()
+        for item in not_emulated(new):
+            if str(item) not in before:
+                log.warning("%s: %s: stored in CONFIG_DB, not programmed", self.name, item)
 
     def reconcile(self) -> None:
         """Read CONFIG_DB whole, and program the kernel and FRR from what they actually hold: the
@@ -220,6 +230,7 @@ class ConfigDaemon:
             old = self.programmed
             if new == old:
                 return
+            self._log_not_emulated(new, old)
             try:
                 kernel = kernel_changes(old, new, self.ifmap)
                 self._kernel(kernel, tolerant)
