@@ -27,6 +27,7 @@ from twin.drills.observe.probe_traffic import ProbeProcess, flow_paths, probe_ho
 from twin.drills.oracle import Expectation, expected_fibs, mismatches
 from twin.drills.schedule import Action, plan_actions
 from twin.drills.targets import resolve
+from twin.host.poll import poll_until
 from twin.host.rundir import lab_dir, node_dir
 from twin.lab.running import RunningLab
 from twin.model.drill import DrillReport, Scenario, Slo
@@ -177,15 +178,13 @@ class Drill:
         return self.notes[before:]
 
     def _wait(self, seconds: float, until: Callable[[], bool] | None = None) -> bool:
-        """Watch for `seconds` (or until the condition holds); True if the condition was met."""
-        end = time.time() + seconds
-        while True:
+        """Watch for `seconds` (or until the condition holds); True if the condition was met. bgpd's
+        logs are read at every look, so their events carry the time they were seen."""
+        def met() -> bool:
             self.logs.poll()
-            if until is not None and until():
-                return True
-            if time.time() >= end:
-                return False
-            time.sleep(0.01)
+            return until is not None and until()
+
+        return poll_until(met, max(0.0, seconds), 0.01)
 
     def _do(self, action: Action, active: set[int]) -> None:
         fault, step = self.faults[action.index], self.steps[action.index]

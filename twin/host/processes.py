@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from twin.host.poll import poll_until
+
 NETNS_DIR = Path("/run/netns")
 PROC = Path("/proc")
 
@@ -118,11 +120,13 @@ def stop_processes(pids: list[int], grace: float = STOP_GRACE_S) -> None:
     """SIGTERM, then SIGKILL whatever is still there after `grace` seconds."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         alive = _signal_all(pids, sig)
-        deadline = time.monotonic() + grace
-        while alive and time.monotonic() < deadline:
+
+        def gone() -> bool:
+            nonlocal alive
             alive = [p for p in alive if Path(f"/proc/{p}").exists()]
-            time.sleep(0.02)
-        if not alive:
+            return not alive
+
+        if poll_until(gone, grace, 0.02):
             return
         pids = alive
 

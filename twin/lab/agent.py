@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from twin.host.poll import poll_until
 from twin.host.rundir import lab_dir, node_dir
 from twin.kinds.registry import switch_kind
 from twin.lab.agent_preload import PreloadedAgent, agent_argv
@@ -174,10 +175,7 @@ def stop_agent(lab: str) -> None:
             os.kill(pid, 15)
         except ProcessLookupError:
             return
-        for _ in range(100):
-            if not os.path.exists(f"/proc/{pid}"):
-                break
-            time.sleep(0.02)
+        poll_until(lambda: not os.path.exists(f"/proc/{pid}"), 2.0, 0.02)
 
 
 def served(agent: AgentSettings | None, state: LabState, node: str) -> AgentSettings | None:

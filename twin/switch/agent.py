@@ -10,17 +10,18 @@ from __future__ import annotations
 import argparse
 import functools
 import logging
+import math
 import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2_grpc
 
+from twin.host.poll import poll_until
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.stages.validate.yang import models_not_found
 from twin.switch.access import mgmt_nft
@@ -97,11 +98,8 @@ def await_settings(run_dir: Path) -> bool:
 
 def _await_file(run_dir: Path, name: str) -> bool:
     """Until `name` exists in the lab's run directory; False when the directory went away first."""
-    while not (run_dir / name).exists():
-        if not run_dir.is_dir():
-            return False
-        time.sleep(SETTINGS_POLL_S)
-    return True
+    poll_until(lambda: (run_dir / name).exists() or not run_dir.is_dir(), math.inf, SETTINGS_POLL_S)
+    return (run_dir / name).exists()
 
 
 def serve(run_dir: Path, started_ahead: bool = False) -> None:

@@ -16,6 +16,7 @@ from twin.checks.collect_gnmi import collect_gnmi
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.drills.faults.base import Fault, FaultKind, KindCheck, LabAccess
 from twin.drills.faults.running_config import RunningChanges
+from twin.host.poll import poll_until
 from twin.host.shell import run
 from twin.model.drill import Step
 
@@ -43,11 +44,14 @@ class MtuMismatch(FaultKind):
         plan = self.lab.plan
         t = time.time()
         check = MtuConsistent(MtuInput(links=fabric_links(plan)))
-        while True:
+        mismatch = not injected
+
+        def seen() -> bool:
+            nonlocal mismatch
             mismatch = check.evaluate(collect_gnmi(self.lab.running, [check])).status == "failure"
-            if mismatch == injected or time.time() > t + 5:
-                break
-            time.sleep(0.05)
+            return mismatch == injected
+
+        poll_until(seen, 5.0, 0.05)
         seen_ms = round((time.time() - t) * 1000, 1)
         ping_ok = self.jumbo_ping(fault)
         note = (f"{'during' if injected else 'after'} the mismatch: the MTU check "

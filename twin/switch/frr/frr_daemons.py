@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from twin.host import userfile
-from twin.host.poll import wait_until
+from twin.host.poll import poll_until, wait_until
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan
 from twin.switch.frr.frr_split import per_daemon_configs
@@ -202,12 +201,7 @@ def bgp_established(rundir: Path) -> bool:
 
 def wait_bgp_established(rundir: Path, timeout: float) -> bool:
     """Until every configured BGP session is Established, at most `timeout` s; whether they are."""
-    deadline = time.monotonic() + timeout
-    while not bgp_established(rundir):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    return poll_until(lambda: bgp_established(rundir), timeout, 0.05)
 
 
 def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None],

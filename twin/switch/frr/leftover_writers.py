@@ -8,9 +8,10 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import time
 from collections.abc import Collection
 from pathlib import Path
+
+from twin.host.poll import poll_until
 
 log = logging.getLogger("twin.agent")
 
@@ -48,10 +49,12 @@ def await_leftover_writers(rundirs: Collection[str], netns: Collection[str], tim
     pids = leftover_writers(rundirs, netns)
     if pids:
         log.info("waiting for %d programming processes an earlier agent left: %s", len(pids), pids)
-    deadline = time.monotonic() + timeout
-    while pids and time.monotonic() < deadline:
-        time.sleep(0.02)
+    def ended() -> bool:
+        nonlocal pids
         pids = [p for p in pids if os.path.exists(f"/proc/{p}")]
+        return not pids
+
+    poll_until(ended, timeout, 0.02)
     if pids:
         log.warning("programming processes an earlier agent left still run after %.0f s: %s", timeout, pids)
     return pids
