@@ -184,3 +184,27 @@ def test_the_readme_is_short_starts_with_the_two_commands_and_links_every_page()
     own = ("index.md", "contributing.md")  # the README is the home page's gist; CONTRIBUTING.md is linked itself
     unlinked = [p for p in pages(config["nav"]) if f"docs/{p}" not in linked and p not in own]
     assert unlinked == [], f"README.md does not link these pages of the site: {unlinked}"
+
+
+# Paths the docs name that are not in the repository, each for its reason: the files a contributor
+# writes in CONTRIBUTING's worked examples, and a folder under the user's cache.
+NOT_IN_THE_REPOSITORY = {
+    "twin/checks/router_ids.py": "the check CONTRIBUTING's 'Adding a check' writes",
+    "twin/runtime/pinned/__init__.py": "the runtime 'Adding a runtime' writes",
+    "twin/kinds/frr10_switch.yaml": "the kind 'Adding a node kind' writes",
+    "twin/kinds/frr10_switch.py": "the kind 'Adding a node kind' writes",
+    "twin/drills/faults/link_blackhole.py": "the drill kind 'Adding a drill kind' writes",
+    "twin/sonic-yang": "under $XDG_CACHE_HOME, not the repository",
+}
+NAMED_PATH = re.compile(r"`((?:twin|tests|labs|topologies|configs|scripts|bench|examples|schemas|docs)/[\w./-]+)`")
+
+
+def test_every_file_the_docs_name_exists() -> None:
+    """A path in backquotes in the site, the README or CONTRIBUTING is a file or folder of the repository
+    (a renamed module leaves no stale pointer behind), or one of the few named above with the reason."""
+    pages = [*DOCS.glob("**/*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+    missing = sorted({(str(page.relative_to(ROOT)), path) for page in pages
+                      for path in (m.group(1).rstrip("/.") for m in NAMED_PATH.finditer(page.read_text()))
+                      if not (ROOT / path).exists() and path not in NOT_IN_THE_REPOSITORY})
+    assert missing == []
+    assert all(not (ROOT / path).exists() for path in NOT_IN_THE_REPOSITORY), "an example became real: drop it"
