@@ -149,3 +149,51 @@ def test_a_kind_the_runtime_cannot_start_says_so(plans: dict[str, Plan], tmp_pat
     with pytest.raises(RuntimeBackendError, match=r"^leaf1: this runtime cannot start a node of kind "
                                                   r"'sonic-vs' \(boot: sonic-vs\)$"):
         bringup.prepare_linux_node(_start(plans["default"], "leaf1", sonic), RecordingProcesses())
+
+
+def test_a_kind_that_boots_in_its_container_is_booted_by_its_kind(plans: dict[str, Plan],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The container runtimes write what a kind needs before its container exists and let a kind that boots
+    whole in its container (SONiC-VS) boot there; the Linux kinds do neither, the runtime prepares them."""
+    from twin.kinds import sonic_vs
+
+    booted: list[tuple[str, str, bool]] = []
+    written: list[str] = []
+    monkeypatch.setattr(sonic_vs, "boot", lambda run_in, ctr, lab, node, supervisord: (
+        booted.append((ctr, node.name, supervisord)) or [f"{node.name}: booted"]))
+    monkeypatch.setattr(sonic_vs, "write_config", lambda lab, plan, node: written.append(node.name))
+    plan = plans["default"]
+    for name in KINDS:
+        kind = get_kind(name)
+        start = _start(plan, "leaf1", kind)
+        launch = kind.boot_in_container(start, "ctr-leaf1", lambda argv: "", supervisord=False)
+        kind.before_container("nolab", plan, plan.node("leaf1"))
+        if kind.facts.boot == "sonic-vs":
+            assert launch is not None and launch() == ["leaf1: booted"]
+        else:
+            assert launch is None
+    assert booted == [("ctr-leaf1", "leaf1", False)] and written == ["leaf1"]
+
+
+def test_the_container_runtimes_ask_the_kind_to_boot_it(plans: dict[str, Plan]) -> None:
+    from twin.runtime.clab import deploy
+    from twin.runtime.docker import runtime as docker_runtime
+
+    class Booting:   # a kind that boots in its container, records how it was asked
+        facts = switch_kind(None).facts
+
+        def __init__(self) -> None:
+            self.asked: list[tuple[str, bool]] = []
+
+        def boot_in_container(self, start: NodeStart, container: str, run_in: object,
+                              supervisord: bool) -> NodeLaunch | None:
+            self.asked.append((container, supervisord))
+            return lambda: [f"{start.node.name}: booted in {container}"]
+
+    kind = Booting()
+    start = _start(plans["default"], "leaf1", kind)  # type: ignore[arg-type]
+    docker = docker_runtime.ContainerPlacement.__new__(docker_runtime.ContainerPlacement)
+    assert docker.prepare_node(start)() == ["leaf1: booted in tw-nolab-leaf1"]
+    clab = deploy.ClabPlacement.__new__(deploy.ClabPlacement)
+    assert clab.prepare_node(start)() == ["leaf1: booted in clab-tw-nolab-leaf1"]
+    assert kind.asked == [("tw-nolab-leaf1", True), ("clab-tw-nolab-leaf1", False)]

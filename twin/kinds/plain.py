@@ -1,13 +1,17 @@
 """What a node kind without quirks answers: interfaces keep the plan's kernel names inside containers
 too, the kind can run any plan, and the gNMI agent serves it (if it is a switch) through the databases
-twin runs itself. A kind's class adds how it is started (`prepare`, `clab_exec`: twin.kinds.protocol)."""
+twin runs itself; nothing is written before its container is made, and it does not boot whole in a
+container (the runtime runs its processes). A kind's class adds how it is started (`prepare`,
+`clab_exec`: twin.kinds.protocol)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from twin.kinds.facts import KindFacts
-from twin.model.plan import InterfacePlan, Plan
+from twin.kinds.protocol import NodeLaunch, NodeStart
+from twin.model.plan import InterfacePlan, NodePlan, Plan
 
 
 class PlainKind:
@@ -22,3 +26,10 @@ class PlainKind:
 
     def agent_backend(self, rundir: Path) -> dict[str, str]:
         return {}
+
+    def before_container(self, lab: str, plan: Plan, node: NodePlan) -> None:
+        return None
+
+    def boot_in_container(self, start: NodeStart, container: str, run_in: Callable[[list[str]], str],
+                          supervisord: bool) -> NodeLaunch | None:
+        return None

@@ -69,6 +69,19 @@ class NodeKind(Protocol):
         it (without a shell, in order, each once)."""
         ...
 
+    def before_container(self, lab: str, plan: Plan, node: NodePlan) -> None:
+        """What a container runtime must find in the node's run directory before it creates the node's
+        container (nothing for most kinds)."""
+        ...
+
+    def boot_in_container(self, start: NodeStart, container: str, run_in: Callable[[list[str]], str],
+                          supervisord: bool) -> NodeLaunch | None:
+        """A kind that boots whole in its own container (its databases, then FRR) boots there, its links
+        wired, and returns its launch; None for a kind whose processes the runtime runs (`prepare`).
+        `run_in(argv)` runs a command in the container; `supervisord`: start the image's services
+        (containerlab's own kind may have started them)."""
+        ...
+
 
 @dataclass(frozen=True)
 class NodeStart:

@@ -241,5 +241,15 @@ class SonicVsKind:
         lines = clab_exec(node, node_config_db(plan, node))
         return lines + [x for x in node.exec if x not in lines]
 
+    def before_container(self, lab: str, plan: Plan, node: NodePlan) -> None:
+        write_config(lab, plan, node)
+
+    def boot_in_container(self, start: NodeStart, container: str, run_in: Callable[[list[str]], str],
+                          supervisord: bool) -> NodeLaunch | None:
+        """Copy its config in, start SONiC (unless containerlab did), load the config, wait for FRR's
+        `router bgp` (boot above)."""
+        notes = boot(run_in, container, start.lab, start.node, supervisord=supervisord)
+        return lambda: notes
+
 
 KIND = SonicVsKind()

@@ -6,14 +6,13 @@ Helpers here are composed by twin.runtime.docker and twin.runtime.clab; neither 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import docker.errors
 
 from twin.host.dockerapi import LAB_LABEL, client, engine_running
 from twin.host.rundir import node_dir
 from twin.host.shell import run
-from twin.kinds import sonic_vs
 from twin.kinds.protocol import NodeKind
 from twin.kinds.registry import switch_kind
 from twin.model.errors import RuntimeBackendError, TwinError
@@ -140,8 +139,6 @@ def remove_containers(lab: str) -> list[str]:
     return removed
 
 
-def boot_sonic(lab: str, node: NodePlan, container: str, supervisord: bool) -> list[str]:
-    """Boot a SONiC-VS switch in its container (twin.kinds.sonic_vs): copy its config in, start SONiC
-    (unless containerlab did), load the config, wait for FRR's `router bgp`."""
-    return sonic_vs.boot(lambda argv: run_in(container, node.name, argv), container, lab, node,
-                         supervisord=supervisord)
+def runner(container: str, node: str) -> Callable[[list[str]], str]:
+    """run_in bound to one node's container: how a kind that boots in its container runs commands there."""
+    return lambda argv: run_in(container, node, argv)

@@ -121,10 +121,11 @@ class ClabPlacement:
     def prepare_node(self, start: NodeStart) -> NodeLaunch:
         """containerlab started every node and ran its exec lines: wait for what they started (so the
         nodes are as ready as prepared ones); nothing is left to launch."""
-        if start.kind.facts.boot == "sonic-vs":  # containerlab's sonic-vs kind started supervisord itself
-            notes = containers.boot_sonic(start.lab, start.node, clab_container(start.lab, start.node.name),
-                                          supervisord=False)
-            return lambda: notes
+        container = clab_container(start.lab, start.node.name)
+        booted = start.kind.boot_in_container(start, container, containers.runner(container, start.node.name),
+                                              supervisord=False)   # containerlab's sonic-vs kind started it
+        if booted is not None:
+            return booted
         if start.kind.facts.plan_kind != "host":
             _wait_for_vty(node_dir(start.lab, start.node.name))
         return lambda: []

@@ -30,7 +30,6 @@ import docker.types
 from twin.host.dockerapi import LAB_LABEL, NODE_LABEL, client, container_name, network_name
 from twin.host.rundir import lab_dir, node_dir
 from twin.host.shell import ip_batch
-from twin.kinds import sonic_vs
 from twin.kinds.protocol import NodeKind, NodeLaunch, NodeStart
 from twin.kinds.registry import kind_of
 from twin.model.errors import RuntimeBackendError
@@ -86,8 +85,7 @@ class ContainerPlacement:
             rundir = node_dir(state.lab, node.name)
             rundir.mkdir(parents=True, exist_ok=True)
             kind = kind_of(node, self.images.switches)
-            if kind.facts.boot == "sonic-vs":
-                sonic_vs.write_config(state.lab, plan, node)
+            kind.before_container(state.lab, plan, node)
             host_config = api.create_host_config(**host_config_spec(kind, rundir))
             spec = container_spec(state.lab, node, self.images.image_of(node))
             spec.update(kind.facts.container.create_options())
@@ -110,11 +108,10 @@ class ContainerPlacement:
         ip_batch(wiring.link_lines(lab, plan), path=lab_dir(lab) / "wiring.batch")
 
     def prepare_node(self, start: NodeStart) -> NodeLaunch:
-        if start.kind.facts.boot == "sonic-vs":  # SONiC boots whole (its databases, then FRR), in its container
-            notes = containers.boot_sonic(start.lab, start.node, container_name(start.lab, start.node.name),
-                                          supervisord=True)
-            return lambda: notes
-        return prepare_linux_node(start, self)
+        container = container_name(start.lab, start.node.name)
+        booted = start.kind.boot_in_container(start, container, containers.runner(container, start.node.name),
+                                              supervisord=True)   # SONiC-VS boots whole in its container
+        return booted if booted is not None else prepare_linux_node(start, self)
 
     def remove_nodes(self, lab: str) -> list[str]:
         return containers.remove_containers(lab)
