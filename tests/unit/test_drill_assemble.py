@@ -152,3 +152,18 @@ def test_gray_link_the_fabric_did_not_notice(plan: Plan) -> None:
 ])
 def test_broken_flows(paths: FlowPaths, nodes: set[str], links: set[LinkKey], broken: set[int]) -> None:
     assert broken_flows(SPEC, nodes, links, paths) == broken
+
+
+def test_fibs_that_never_matched_are_named_switch_by_switch(plan: Plan) -> None:
+    """The spine is lost but leaf1 keeps it as a next hop (its FIB never follows): the action says which
+    switch and prefix stayed wrong, and the verdict carries it."""
+    obs = spine_loss(plan)
+    baseline, without = expected_fibs(plan), expected_fibs(plan, {"spine1"})
+    stuck = {**without, "leaf1": baseline["leaf1"]}
+    obs.fib_history = history((99.0, baseline), (100.05, stuck), (102.3, baseline))
+    report = assemble(plan, "spine-loss", "t", Slo(), obs)
+    inject = report.actions[0]
+    assert inject.converge_ms is None and inject.unmatched
+    assert all(line.startswith("leaf1 ") for line in inject.unmatched)
+    judged = judge(report, Slo(), obs)
+    assert any("the FIBs never matched" in v and "leaf1 10." in v for v in judged.violations)

@@ -26,6 +26,8 @@ def report(**changes: Any) -> DrillReport:
 SLO = Slo(detect_ms=1000, converge_ms=500, loss_ms=200, recovery_converge_ms=5000, recovery_loss_ms=100,
           imbalance=1.5, cycle_s=20)
 UNTIMED_NEVER = [ActionReport(action="inject", kind="link-down", target="leaf1:Ethernet0", t_ms=1.0)]
+UNMATCHED = [ActionReport(action="inject", kind="spine-loss", target="spine1", t_ms=1.0,
+                          unmatched=["leaf1 10.1.4.2/32: has [], expected ['10.0.0.66']"])]
 
 
 @pytest.mark.parametrize(("changes", "slo", "lost_after", "spines_out", "expected"), [
@@ -39,6 +41,9 @@ UNTIMED_NEVER = [ActionReport(action="inject", kind="link-down", target="leaf1:E
     ({"imbalance": 1.8, "cycle_s": 31.5}, SLO, 0, [], ["imbalance: 1.8 > 1.5", "cycle_s: 31.5 > 20"]),
     ({"actions": UNTIMED_NEVER}, Slo(), 0, [],
      ["inject link-down leaf1:Ethernet0 at 1 ms: the FIBs never matched the expected state before the next action"]),
+    ({"actions": UNMATCHED}, Slo(), 0, [],
+     ["inject spine-loss spine1 at 1 ms: the FIBs never matched the expected state before the next action: "
+      "leaf1 10.1.4.2/32: has [], expected ['10.0.0.66']"]),
     ({"restored": False}, Slo(), 0, [], ["the fabric was not restored to its baseline"]),
     ({}, Slo(), 7, [], ["probe lost 7 packets after recovery"]),
     ({"distribution": {"spine1": 0.2, "spine2": 0.8}}, Slo(), 0, ["spine1"],

@@ -7,10 +7,12 @@ from __future__ import annotations
 from twin.drills import measure
 from twin.drills.faults.base import LinkKey
 from twin.drills.observations import FlowPaths, Observations, ProbeSpec
-from twin.drills.oracle import Expectation, ecmp_widths
+from twin.drills.oracle import Expectation, ecmp_widths, mismatches
 from twin.drills.schedule import fault_scope
 from twin.model.drill import ActionReport, DrillReport, LossRun, Slo
 from twin.model.plan import Plan
+
+UNMATCHED_SHOWN = 5   # FIB differences named when an action's FIBs never matched
 
 
 def action_reports(obs: Observations, expectation: Expectation, runs: list[LossRun]) -> list[ActionReport]:
@@ -46,6 +48,8 @@ def action_reports(obs: Observations, expectation: Expectation, runs: list[LossR
             t_ms=round((action.t - obs.zero) * 1000, 1), detect_ms=detect,
             detect_target_ms=measure.ms(max(own), action.t) if own else None,
             converge_ms=measure.ms(conv, action.t), loss_ms=loss, lost_packets=lost,
+            unmatched=[] if conv is not None else mismatches(expected, measure.fib_at(obs.fib_history, until),
+                                                             set(ignore))[:UNMATCHED_SHOWN],
             settled=conv is not None and all_seen, timed=action.timed, how=action.how))
     return out
 

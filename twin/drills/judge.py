@@ -36,8 +36,9 @@ def violations(report: DrillReport, slo: Slo, lost_after_recovery: int = 0,
             v.append(f"{key}: {value:g} > {limit:g}")
     for a in report.actions:
         if a.action == "inject" and not a.timed and a.converge_ms is None:
+            off = f": {'; '.join(a.unmatched)}" if a.unmatched else ""
             v.append(f"{a.action} {a.kind} {a.target} at {a.t_ms:g} ms: the FIBs never matched the "
-                     "expected state before the next action")
+                     f"expected state before the next action{off}")
     if not report.restored:
         v.append("the fabric was not restored to its baseline")
     if lost_after_recovery:

@@ -93,6 +93,7 @@ class ActionReport(BaseModel):
     detect_ms: float | None = None    # sessions declared down (inject) or Established again (restore)
     detect_target_ms: float | None = None  # the failed node's own view (spine-silent: the other way)
     converge_ms: float | None = None  # every FIB as expected
+    unmatched: list[str] = []         # when they never were: how the FIBs differed at the end ("leaf1 10.1.4.2/32 ...")
     loss_ms: float = 0.0              # longest per-flow outage that began after this action
     lost_packets: int = 0
     settled: bool = False             # sessions and FIBs settled before the next action
