@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -102,3 +103,23 @@ def test_ssh_wrong_password_is_refused(lab: dict[str, Any]) -> None:
     target["password"] = "wrong"
     with pytest.raises(NetmikoAuthenticationException):
         ConnectHandler(**target)
+
+
+def test_configs_generated_for_the_plan_push_as_no_change_the_second_time(lab: dict[str, Any]) -> None:
+    """`twin plan -o` writes each switch's management address as the plan has it; the running lab's
+    management subnet is its own (away from other labs'). A push keeps the address the switch is
+    reached at, so CONFIG_DB goes on saying what eth0 has, and pushing the same configs again is no
+    change (it reported '+1 -1 keys' per switch: MGMT_INTERFACE swapped every time)."""
+    name = lab["lab"]
+    with tempfile.TemporaryDirectory() as tmp:
+        twin("plan", "tests/integration/data/mini.yaml", "-o", tmp, "--json")
+        first = twin_json("push", "--name", name, "--configs", tmp)
+        second = twin_json("push", "--name", name, "--configs", tmp)
+    assert all(not s["added"] and not s["removed"] and not s["changed"] for s in second["switches"]), second
+    assert all(not any(k.startswith("MGMT_INTERFACE") for k in s["added"] + s["removed"]) for s in first["switches"])
+    mgmt = {n["name"]: n["mgmt"] for n in lab["nodes"] if n["kind"] == "switch"}
+    sock = f"/run/twin/{name}/nodes/leaf1/redis.sock"
+    keys = subprocess.run(["redis-cli", "-s", sock, "-n", "4", "keys", "MGMT_INTERFACE|*"], capture_output=True,
+                          text=True, check=True).stdout.split()
+    assert [k.split("|")[2].split("/")[0] for k in keys] == [mgmt["leaf1"]]
+    assert twin_json("verify", "--name", name)["passed"] is True

@@ -32,7 +32,7 @@ from twin.checks.snapshot import snapshots
 from twin.drills.api import as_check_result, run_drill
 from twin.drills.slo import scenario_of
 from twin.gnmi.client import SwitchClient
-from twin.gnmi.push import diff_keys
+from twin.gnmi.push import diff_keys, with_lab_management
 from twin.host.userfile import config_value, read_config_db, type_name
 from twin.lab.running import RunningLab
 from twin.model.errors import PlanError, Problem, TwinError
@@ -143,7 +143,7 @@ def apply_change(change: ChangeFile, current: dict[str, dict[str, Any]]) -> dict
                 for name in change.patches if name not in current]
     if problems:
         raise PlanError(problems)
-    return {**change.configs,
+    return {**{name: with_lab_management(config, current[name]) for name, config in change.configs.items()},
             **{name: merge_patch(current[name], patch) for name, patch in change.patches.items()}}
 
 

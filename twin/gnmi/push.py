@@ -47,6 +47,16 @@ def with_sonic_tables(new: dict[str, Any], current: dict[str, Any]) -> dict[str,
     return {**kept, **new}
 
 
+def with_lab_management(new: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    """`new` with the switch's running MGMT_INTERFACE: a switch's management address is the lab's (each
+    runtime gives a lab a management subnet of its own, away from every other lab's), so a config
+    generated for the plan's addresses keeps the one the switch is reached at and CONFIG_DB keeps
+    saying what eth0 has. Pushing a config twice then changes nothing."""
+    if "MGMT_INTERFACE" not in current:
+        return new
+    return {**new, "MGMT_INTERFACE": current["MGMT_INTERFACE"]}
+
+
 def desired_configs(plan: Plan, state: LabState, configs: Path | None) -> dict[str, dict[str, Any] | str]:
     """Switch -> config to push, or an error string when its file is missing. A file that is there but
     unreadable (twin.host.userfile: not a regular UTF-8 file inside `configs`, too large, not a JSON object of
@@ -87,7 +97,7 @@ def push(lab: RunningLab, configs: Path | None, tick: Callable[[PushResult], Non
         try:
             with SwitchClient(switch, target) as sw:
                 current = sw.get("/sonic-db:CONFIG_DB/localhost/") or {}
-                config = with_sonic_tables(config, current)
+                config = with_lab_management(with_sonic_tables(config, current), current)
                 added, removed, changed = diff_keys(current, config)
                 if added or removed or changed:
                     sw.replace_config(config)
