@@ -16,7 +16,7 @@ from twin.checks.effect import (
     route_map_delay_s,
     switch_effect,
 )
-from twin.checks.settle import Settling, quiet_from, still_changing
+from twin.checks.settle import Settling, quiet_from, session_phase, still_changing
 
 BGPD = """frr version 8.4
 hostname leaf1
@@ -132,7 +132,8 @@ class RecordedWatch:
         return [(t, s, {}) for t, s in self.changes if t <= self.clock.now]
 
 
-Sessions = dict[str, dict[str, str] | None]
+Sessions = dict[str, dict[str, tuple[str, int]] | None]
+UP, DOWN, BACK, FRESH = ("up", 1), ("down", 1), ("up", 2), ("fresh", 2)
 
 
 def settling(monkeypatch: pytest.MonkeyPatch, changes: list[tuple[float, str]],
@@ -143,8 +144,17 @@ def settling(monkeypatch: pytest.MonkeyPatch, changes: list[tuple[float, str]],
     s.switches = ["leaf1", "spine1"]
     s.watch = RecordedWatch(clock, changes)  # type: ignore[assignment]
     reads = iter(sessions or [])
-    steady: Sessions = {"leaf1": {"10.0.0.64": "Established"}, "spine1": {"10.0.0.65": "Established"}}
-    s._sessions = lambda: next(reads, steady)  # type: ignore[method-assign]
+    steady: Sessions = {"leaf1": {"10.0.0.64": UP}, "spine1": {"10.0.0.65": UP}}
+    last = s.before = next(reads, steady)   # read as the watch began, before the change
+
+    def read() -> Sessions:   # the recorded reads in turn, then the last one for good
+        nonlocal last
+        last = next(reads, last)
+        return last
+
+    s._sessions = read  # type: ignore[method-assign]
+    s._retry_s = lambda sessions: 2.0 if any(  # type: ignore[method-assign]
+        phase == "down" for peers in sessions.values() if peers for phase, _ in peers.values()) else 0.0
     return s, clock
 
 
@@ -156,11 +166,11 @@ def test_settle_waits_for_frr_s_delay_then_a_quiet_window(monkeypatch: pytest.Mo
 
 
 def test_settle_starts_the_window_again_when_a_session_moved(monkeypatch: pytest.MonkeyPatch) -> None:
-    down: Sessions = {"leaf1": {"10.0.0.64": "Idle"}, "spine1": {"10.0.0.65": "Established"}}
-    up: Sessions = {"leaf1": {"10.0.0.64": "Established"}, "spine1": {"10.0.0.65": "Established"}}
-    s, _ = settling(monkeypatch, [], sessions=[up, down, up])
+    down: Sessions = {"leaf1": {"10.0.0.64": DOWN}, "spine1": {"10.0.0.65": UP}}
+    up: Sessions = {"leaf1": {"10.0.0.64": BACK}, "spine1": {"10.0.0.65": UP}}
+    s, _ = settling(monkeypatch, [], sessions=[steady_sessions(), steady_sessions(), down, up])
     result = s.wait(1000.0, timeout_s=60, window_s=1.0)
-    assert result.settled and result.changes == 2 and result.waited_ms >= 3000
+    assert result.settled and result.changes == 2 and result.waited_ms >= 5000  # down: a retry (2 s) longer
 
 
 def test_settle_gives_up_naming_what_still_changes(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -178,3 +188,57 @@ def test_a_failure_is_traced_to_the_fields_the_change_set_and_what_they_became_i
     assert causes([moved, inert, bystander]) == [
         f"leaf1: {field}; FRR: + bgpd: route-map FROM_BGP_PEER_V4 deny 100, "
         "- bgpd: route-map FROM_BGP_PEER_V4 permit 100"]
+
+
+def test_what_moved_while_the_sets_ran_is_the_change_s_and_frr_s_delay_counts_from_their_end(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port taken down moves the FIB while its Set is still being programmed: that is the change's
+    effect (counted, and the quiet window starts after it); FRR's route-map delay starts when the Sets
+    returned, not when they began."""
+    s, _ = settling(monkeypatch, [(1000.2, "leaf1")])
+    result = s.wait(1000.0, timeout_s=60, window_s=1.0, applied=1000.5)
+    assert result.settled and result.changes == 1 and result.settle_ms == 500   # not before the Sets returned
+    s, _ = settling(monkeypatch, [])
+    result = s.wait(1000.0, frr_delay_s=5.0, timeout_s=60, window_s=1.0, applied=1000.5)
+    assert result.settle_ms == 5500 and result.waited_ms >= 6500
+
+
+def test_a_session_down_is_given_a_connect_retry_to_come_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port brought back: its session is down when the Set returns and comes back at its next connect
+    attempt. The quiet window covers a retry, so the session coming back is seen, not judged too early."""
+    down: Sessions = {"leaf1": {"10.0.0.64": DOWN}, "spine1": {"10.0.0.65": DOWN}}
+    up: Sessions = {"leaf1": {"10.0.0.64": BACK}, "spine1": {"10.0.0.65": BACK}}
+    s, _ = settling(monkeypatch, [], sessions=[down, down, up])
+    result = s.wait(1000.0, timeout_s=60, window_s=1.0)
+    assert result.settled and result.changes == 2 and 4000 <= result.waited_ms < 4200
+    s, _ = settling(monkeypatch, [], sessions=[steady_sessions(), down, down])   # down a retry later: broken
+    result = s.wait(1000.0, timeout_s=60, window_s=1.0)
+    assert result.settled and result.changes == 2 and 3000 <= result.waited_ms < 3200
+
+
+def test_a_session_the_sets_brought_back_is_given_a_window_for_its_routes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Down before the change, Established when its Sets returned: its routes are still to come, so the
+    quiet window starts there, and the routes arriving later are waited for."""
+    down: Sessions = {"leaf1": {"10.0.0.64": DOWN}, "spine1": {"10.0.0.65": DOWN}}
+    fresh: Sessions = {"leaf1": {"10.0.0.64": FRESH}, "spine1": {"10.0.0.65": FRESH}}
+    up: Sessions = {"leaf1": {"10.0.0.64": BACK}, "spine1": {"10.0.0.65": BACK}}
+    s, _ = settling(monkeypatch, [(1001.8, "leaf1")], sessions=[down, fresh, fresh, fresh, up, up])
+    result = s.wait(1000.0, timeout_s=60, window_s=1.0, applied=1000.2)
+    assert result.settled and result.settle_ms >= 1800 and result.waited_ms >= 2800
+
+
+def steady_sessions() -> Sessions:
+    return {"leaf1": {"10.0.0.64": UP}, "spine1": {"10.0.0.65": UP}}
+
+
+@pytest.mark.parametrize(("row", "phase"), [
+    ({"state": "Established", "pfxRcd": 3, "peerUptimeMsec": 500, "connectionsEstablished": 2}, ("up", 2)),
+    ({"state": "Established", "pfxRcd": 0, "peerUptimeMsec": 500, "connectionsEstablished": 2}, ("fresh", 2)),
+    ({"state": "Established", "pfxRcd": 0, "peerUptimeMsec": 9000, "connectionsEstablished": 2}, ("up", 2)),
+    ({"state": "Active", "connectionsEstablished": 1}, ("down", 1)),
+    ({"state": "Connect", "connectionsEstablished": 1}, ("down", 1)),
+])
+def test_a_session_s_phase(row: dict[str, object], phase: tuple[str, int]) -> None:
+    """A broken session cycling through Connect and Active is down all along; one just Established with
+    no prefix yet is still exchanging (fresh), one that never will be is up once it is not new."""
+    assert session_phase(row) == phase

@@ -39,11 +39,12 @@ def observe_change(lab: RunningLab, apply: Callable[[], None], touched: Sequence
     if before is None:
         before = snapshots(lab, switches)
     with Settling(lab, switches) as watch:
-        apply()
         begun = time.time()
+        apply()
+        applied = time.time()
         now = frr_configs(lab, touched)
         delay = max([frr_delay_s(before[s].frr, now[s]) for s in touched if s in before], default=0.0)
-        settle = watch.wait(begun, delay, timeout_s)
+        settle = watch.wait(begun, delay, timeout_s, applied=applied)
     after = snapshots(lab, switches)
     fields = fields or {}
     effects = [switch_effect(s, before[s], after[s], fields.get(s, [])) for s in switches]

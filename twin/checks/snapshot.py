@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from pyroute2 import IPRoute
 
@@ -25,16 +26,18 @@ WORKERS = 8
 IFF_UP = 0x1
 
 
-def bgp_sessions(rundir: Path) -> dict[str, str] | None:
-    """peer -> state, of every address family bgpd shows in `show bgp summary json` (cheap)."""
+def bgp_summary_rows(rundir: Path) -> dict[str, dict[str, Any]] | None:
+    """peer -> its row of `show bgp summary json` (state, pfxRcd, peerUptimeMsec, connectionsEstablished
+    ...), of every address family bgpd shows (cheap)."""
     summary = ask_json(rundir, "bgpd", "show bgp summary json")
     if not isinstance(summary, dict):
         return None
-    out: dict[str, str] = {}
+    out: dict[str, dict[str, Any]] = {}
     for family in summary.values():
         if isinstance(family, dict):
             for peer, row in (family.get("peers") or {}).items():
-                out[peer] = str(row.get("state", "?"))
+                if isinstance(row, dict):
+                    out[peer] = row
     return out
 
 
