@@ -25,6 +25,7 @@ from frr_semantics import parse, semantics
 from reference import REFERENCE, TEMPLATES, needs_reference
 
 from twin.stages.render import bgpcfgd
+from twin.stages.render import bgpcfgd_peer_types as types
 from twin.stages.render.frr_differences import adapt_lines
 from twin.stages.render.sonic_templates import TEMPLATES as TEMPLATES_DIR
 from twin.stages.render.sonic_templates import bgpcfgd_environment, cfggen_data, cfggen_environment
@@ -53,11 +54,13 @@ MAIN_EMULATED = ("base", "ipv6_lo")
 # instead (test_bgpd_main_single_asic_variant).
 STALE = {"ipv6_lo": "its .conf holds Loopback0 55.55.55.55 and no exit-address-family, its .json has only "
                     "Loopback0 fc00::1/128: SONiC's tests never render it"}
-# The peer types bgpcfgd has besides "general": twin emulates general (BGP_NEIGHBOR) only.
+# The peer types bgpcfgd has besides "general" that twin does not emulate.
 OTHER_PEER_TYPES = {
-    "dynamic": "BGP_PEER_RANGE listen ranges (BGP_SPEAKER)", "internal": "BGP_INTERNAL_NEIGHBOR (multi-ASIC iBGP)",
-    "monitors": "BGP_MONITORS (BGPMON)", "sentinels": "BGP_SENTINELS", "voq_chassis": "BGP_VOQ_CHASSIS_NEIGHBOR",
+    "internal": "BGP_INTERNAL_NEIGHBOR (multi-ASIC iBGP)", "sentinels": "BGP_SENTINELS",
+    "voq_chassis": "BGP_VOQ_CHASSIS_NEIGHBOR",
 }
+# The peer types twin emulates besides general, with their templates (twin.stages.render.bgpcfgd_peer_types).
+PEER_TYPES = ("monitors", "dynamic")
 
 
 def _canonical(text: str | list[str]) -> list[str]:
@@ -122,7 +125,63 @@ def test_sonic_general_templates_render_the_vector(template: str, case: str) -> 
 @pytest.mark.parametrize("peer_type", sorted(OTHER_PEER_TYPES))
 def test_other_peer_types(peer_type: str) -> None:
     assert (VECTORS / peer_type).is_dir(), f"SONiC's vectors have no {peer_type} folder any more"
-    pytest.skip(f"peer type {peer_type} ({OTHER_PEER_TYPES[peer_type]}): twin emulates the general peer type only")
+    pytest.skip(f"peer type {peer_type} ({OTHER_PEER_TYPES[peer_type]}): twin does not emulate it")
+
+
+def _peer_type_cases() -> list[Any]:
+    cases = []
+    for peer_type in PEER_TYPES:
+        for param in sorted((VECTORS / peer_type).glob("*/param_*.json")):
+            case = param.stem.removeprefix("param_")
+            template = param.parent.name
+            cases.append(pytest.param(peer_type, template, case, id=f"{peer_type}-{template}-{case}"))
+    return cases
+
+
+def _twin_peer_type(peer_type: str, template: str, params: dict[str, Any]) -> list[str]:
+    meta = params.get("CONFIG_DB__DEVICE_METADATA")
+    session = params.get("bgp_session", {})
+    if peer_type == "monitors":
+        if template == "instance.conf":
+            return types.monitor_instance_lines(params["neighbor_addr"], session, params["bgp_asn"])
+        if template == "peer-group.conf":
+            return types.monitor_peer_group_lines(meta, params.get("loopback0_ipv4"))
+        return types.monitor_policies_lines()
+    if template == "instance.conf":
+        return types.dynamic_instance_lines(session, meta, params.get("CONFIG_DB__LOOPBACK_INTERFACE"),
+                                            params.get("constants", {}))
+    if template == "peer-group.conf":
+        return types.dynamic_peer_group_lines()
+    return types.dynamic_policies_lines()
+
+
+def test_every_emulated_peer_type_has_vectors() -> None:
+    assert {c.values[0] for c in _peer_type_cases()} == set(PEER_TYPES)
+    assert len(_peer_type_cases()) >= 8
+
+
+@pytest.mark.parametrize(("peer_type", "template", "case"), _peer_type_cases())
+def test_peer_type_template_vector(peer_type: str, template: str, case: str) -> None:
+    """BGP_MONITORS and BGP_PEER_RANGE: twin renders each of SONiC's vectors line for line, meaning the same."""
+    folder = VECTORS / peer_type / template
+    params = json.loads((folder / f"param_{case}.json").read_text())
+    want = _canonical((folder / f"result_{case}.conf").read_text())
+    got = _twin_peer_type(peer_type, template, params)
+    assert got == want
+    inside = template != "policies.conf"
+    assert _meaning(got, inside) == _meaning(want, inside)
+
+
+@pytest.mark.parametrize(("peer_type", "template", "case"), _peer_type_cases())
+def test_sonic_peer_type_templates_render_the_vector(peer_type: str, template: str, case: str) -> None:
+    """sonic_templates' bgpcfgd environment renders SONiC's monitors and dynamic templates as bgpcfgd's does."""
+    assert TEMPLATES is not None
+    folder = VECTORS / peer_type / template
+    params = json.loads((folder / f"param_{case}.json").read_text())
+    params = {k: (_tuple_keys(v) if k.startswith("CONFIG_DB__") else v) for k, v in params.items()}
+    env = bgpcfgd_environment(TEMPLATES)
+    rendered = env.get_template(f"bgpd/templates/{peer_type}/{template}.j2").render(**params)
+    assert _canonical(rendered) == _canonical((folder / f"result_{case}.conf").read_text())
 
 
 def _main_vector(case: str) -> tuple[dict[str, Any], dict[str, Any]]:

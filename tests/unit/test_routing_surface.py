@@ -91,13 +91,15 @@ def test_what_sonic_would_act_on_and_twin_would_not_is_named_entry_by_entry(leaf
 
 
 def test_the_reader_is_the_config_s_own(leaf1: ConfigDb) -> None:
-    """BGP_MONITORS is bgpcfgd's: a frrcfgd config's (SONiC ignores it there too) is not judged by it."""
+    """BGP_SENTINELS is bgpcfgd's: a frrcfgd config's (SONiC ignores it there too) is not judged by it;
+    BGP_MONITORS, emulated for bgpcfgd, is reported by neither."""
     db = copy.deepcopy(leaf1)
+    db["BGP_SENTINELS"] = {"BGPSentinel": {"ip_range": "10.1.0.0/24", "name": "BGPSentinel", "src_address": "10.0.0.1"}}
     db["BGP_MONITORS"] = {"10.20.30.40": {"admin_status": "up", "asn": "65000", "name": "BGPMonitor"}}
     assert not_emulated(db) == []
     db["DEVICE_METADATA"]["localhost"]["frr_mgmt_framework_config"] = "false"
-    assert [str(i) for i in not_emulated(db) if i.table == "BGP_MONITORS"] == [
-        "BGP_MONITORS|10.20.30.40: not emulated (BGPMON peers, their peer group and route-maps are not rendered)"]
+    assert [str(i) for i in not_emulated(db) if i.table.startswith("BGP_")] == [
+        "BGP_SENTINELS|BGPSentinel: not emulated (BGP sentinels are not rendered)"]
 
 
 def test_validate_reports_it_unless_accepted(tmp_path: Path, leaf1: ConfigDb) -> None:
@@ -185,7 +187,7 @@ def test_the_generator_keeps_every_table_of_the_committed_surface(tmp_path: Path
     new = gen.surface(tmp_path, json.loads((REPO / "twin/model/data/routing_surface.json").read_text()))
     by = {(e["reader"], e["table"], e["field"]): e for e in new["entries"]}
     assert by[("frrcfgd", "BGP_GLOBALS", "router_id")]["status"] == "emulated"
-    assert by[("bgpcfgd", "BGP_MONITORS", "*")]["reason"].startswith("BGPMON")
+    assert by[("bgpcfgd", "BGP_MONITORS", "*")]["test"].startswith("tests/fidelity/test_bgpcfgd_vectors.py")
     assert by[("frrcfgd", "BGP_GLOBALS", "max_med_admin")]["status"] == "not emulated"
     assert new["commit"] == subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True,
                                            text=True, check=True).stdout.strip()

@@ -20,6 +20,11 @@ Twin renders the lines SONiC's templates would (`main_lines`, `policies_lines`, 
 `instance_lines` take the variables bgpcfgd and sonic-cfggen give the templates) and passes them
 through twin.stages.render.frr_differences (the one allow-list of where twin's FRR differs).
 
+Besides the general peers, bgpcfgd's monitors (BGP_MONITORS: the BGPMON peer group) and dynamic
+(BGP_PEER_RANGE: listen ranges) peer managers are emulated the same way, their templates in
+twin.stages.render.bgpcfgd_peer_types: added when their dependencies are met, removed on a DEL, updated
+on a SET as update_peer does (admin_status; a dynamic peer's ip_range).
+
 Scope: a single-ASIC, non-chassis switch of type ToRRouter, LeafRouter or SpineRouter (and others
 without a branch of their own in the templates), IPv4 and IPv6 neighbors of the default VRF; the rest
 is listed in twin.stages.render.frr_differences.NOT_EMULATED. `check_scope` refuses chassis, multi-ASIC,
@@ -32,16 +37,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from contextlib import suppress
 from dataclasses import dataclass
-from ipaddress import IPv4Interface, IPv6Interface, ip_address, ip_interface
+from ipaddress import IPv4Interface, IPv6Interface, ip_address, ip_interface, ip_network
 from typing import Any
 
 from twin.model.config_db import ConfigDb
 from twin.model.errors import TwinError
+from twin.stages.render import bgpcfgd_peer_types as types
 from twin.stages.render.frr_differences import adapt_lines, header_lines
 
 # The constants.yml values bgpcfgd and bgpd.main.conf.j2 read (sonic-buildimage
 # files/build_templates/constants.yml.j2, installed as /etc/sonic/constants.yml; at 086b03bd).
 SONIC_CONSTANTS: dict[str, Any] = {
+    "deployment_id_asn_map": {"1": 65432, "2": 65433},
     "bgp": {
         "multipath_relax": {"enabled": True},
         "graceful_restart": {"enabled": True, "restart_time": 240},
@@ -294,13 +301,19 @@ def _version(addr: str) -> int:
 # -- what bgpcfgd holds and pushes ------------------------------------------------------------
 
 
+# bgpcfgd's peer managers twin emulates: peer type -> the CONFIG_DB table it reads (main.py).
+PEER_TABLES = {"general": "BGP_NEIGHBOR", "monitors": "BGP_MONITORS", "dynamic": "BGP_PEER_RANGE"}
+
+
 @dataclass(frozen=True)
 class Peer:
-    """A BGP_NEIGHBOR entry as bgpcfgd's general peer manager holds it."""
+    """An entry of a peer table as bgpcfgd's peer manager of that type holds it (`addr` is the peer
+    group's name for the dynamic type)."""
 
     vrf: str
     addr: str
     session: dict[str, Any]
+    kind: str = "general"
 
 
 def _split_key(key: str) -> tuple[str, str]:
@@ -337,13 +350,13 @@ def _added(db: ConfigDb, peer: Peer) -> bool:
     return local is None or _local_interface(db, str(local))
 
 
-def _peer(key: str, row: Mapping[str, Any]) -> Peer:
+def _peer(key: str, row: Mapping[str, Any], kind: str = "general") -> Peer:
     vrf, addr = _split_key(key)
     session = dict(row)
     if "local_addr" in session:  # add_peer keeps the address of a prefix
         with suppress(ValueError):
             session["local_addr"] = str(ip_interface(str(session["local_addr"])).ip)
-    return Peer(vrf, addr, session)
+    return Peer(vrf, addr, session, kind)
 
 
 def _order(peer: Peer) -> tuple[int, int, str]:
@@ -354,17 +367,32 @@ def _order(peer: Peer) -> tuple[int, int, str]:
         return (9, 0, peer.addr)
 
 
-def peers(db: ConfigDb) -> list[Peer]:
-    """The BGP_NEIGHBOR entries bgpcfgd adds to FRR, in address order.
+def _renderable(db: ConfigDb, peer: Peer) -> bool:
+    """Whether FRR can take the peer as its type's template renders it.
 
-    Twin leaves out what bgpcfgd would render but FRR cannot take as a neighbor: a key that is not an
-    IP address (the general templates put no peer group on it), a VRF other than default (twin's
-    switches have one routing table), a row without `asn` (`neighbor X remote-as` fails and with it
-    every line of that neighbor, on SONiC as on twin).
+    Twin leaves out what bgpcfgd would render but FRR cannot take: a general neighbor or monitor whose
+    key is not an IP address (the general templates put no peer group on it), a general neighbor
+    without `asn` and a dynamic peer group whose remote-as resolves to nothing (`remote-as` fails and
+    with it every line of that neighbor or every listen range of that group, on SONiC as on twin), a
+    dynamic peer without `ip_range` (the template fails to render; bgpcfgd logs it).
     """
-    out = [_peer(key, row or {}) for key, row in db.get("BGP_NEIGHBOR", {}).items()]
-    return sorted((p for p in out if p.vrf == "default" and _version(p.addr) and p.session.get("asn")
-                   and _added(db, p)), key=_order)
+    if peer.kind == "dynamic":
+        meta = {"localhost": _metadata(db)}
+        return "ip_range" in peer.session and bool(types.dynamic_remote_as(peer.session, meta, SONIC_CONSTANTS))
+    if not _version(peer.addr):
+        return False
+    return peer.kind != "general" or bool(peer.session.get("asn"))
+
+
+def _rows(db: ConfigDb, kind: str) -> list[Peer]:
+    return [_peer(key, row or {}, kind) for key, row in db.get(PEER_TABLES[kind], {}).items()]
+
+
+def peers(db: ConfigDb, kind: str = "general") -> list[Peer]:
+    """The entries of a peer table (BGP_NEIGHBOR for general) bgpcfgd adds to FRR, in address order,
+    those of a VRF other than default left out (twin's switches have one routing table)."""
+    return sorted((p for p in _rows(db, kind) if p.vrf == "default" and _renderable(db, p) and _added(db, p)),
+                  key=_order)
 
 
 def bbr_status(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS) -> str:
@@ -403,24 +431,48 @@ def _apply_op(asn: str, lines: list[str]) -> list[str]:
     return _router(asn, [" bgp suppress-fib-pending", *lines])
 
 
-def group_lines(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS) -> list[str]:
-    """BGPPeerGroupMgr.update: the policies, then the peer groups inside `router bgp`."""
+def first_loopback_ipv4(db: ConfigDb, name: str = "Loopback0") -> str | None:
+    """BGPPeerMgrBase.get_lo_ipv4: the address of the first `name|` key holding an IPv4 prefix."""
+    for intf, prefix in _prefixes(db.get("LOOPBACK_INTERFACE")):
+        if intf == name and prefix.version == 4:
+            return str(prefix.ip)
+    return None
+
+
+def _type_groups(db: ConfigDb, kind: str, constants: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The policies and the peer group lines of a peer type's templates."""
+    meta = {"localhost": _metadata(db)}
+    if kind == "monitors":
+        return types.monitor_policies_lines(), types.monitor_peer_group_lines(meta, first_loopback_ipv4(db))
+    if kind == "dynamic":
+        return types.dynamic_policies_lines(), types.dynamic_peer_group_lines()
+    return policies_lines(constants), peer_group_lines(meta, {"status": bbr_status(db, constants)})
+
+
+def group_lines(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS, kind: str = "general") -> list[str]:
+    """BGPPeerGroupMgr.update: the type's policies, then its peer groups inside `router bgp`."""
+    asn = bgp_asn(db)
+    assert asn is not None
+    policies, groups = _type_groups(db, kind, constants)
+    return [*policies, *_router(asn, groups)]
+
+
+def neighbor_lines(db: ConfigDb, peer: Peer, constants: Mapping[str, Any] = SONIC_CONSTANTS) -> list[str]:
+    """The peer's instance template, as apply_op pushes it."""
     asn = bgp_asn(db)
     assert asn is not None
     meta = {"localhost": _metadata(db)}
-    return [*policies_lines(constants), *_router(asn, peer_group_lines(meta, {"status": bbr_status(db, constants)}))]
-
-
-def neighbor_lines(db: ConfigDb, peer: Peer) -> list[str]:
-    """The neighbor's instance, as apply_op pushes it."""
-    asn = bgp_asn(db)
-    assert asn is not None
-    return _apply_op(asn, instance_lines(peer.addr, peer.session, {"localhost": _metadata(db)}))
+    if peer.kind == "monitors":
+        return _apply_op(asn, types.monitor_instance_lines(peer.addr, peer.session, asn))
+    if peer.kind == "dynamic":
+        return _apply_op(asn, types.dynamic_instance_lines(peer.session, meta, db.get("LOOPBACK_INTERFACE"),
+                                                           constants))
+    return _apply_op(asn, instance_lines(peer.addr, peer.session, meta))
 
 
 def add_lines(db: ConfigDb, peer: Peer, constants: Mapping[str, Any] = SONIC_CONSTANTS) -> list[str]:
-    """add_peer: policies and peer groups (again, for every neighbor), then the neighbor."""
-    return [*group_lines(db, constants), *neighbor_lines(db, peer)]
+    """add_peer: the type's policies and peer groups (again, for every peer), then the peer."""
+    return [*group_lines(db, constants, peer.kind), *neighbor_lines(db, peer, constants)]
 
 
 def set_src_lines(db: ConfigDb) -> list[str]:
@@ -469,11 +521,12 @@ def config_lines(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS) -
     if bgp_asn(db) is not None:
         lines.append("exit")
     lines += set_src_lines(db)
-    found = peers(db)
-    if found:
-        lines += group_lines(db, constants)
-    for peer in found:
-        lines += neighbor_lines(db, peer)
+    for kind in PEER_TABLES:
+        found = peers(db, kind)
+        if found:
+            lines += group_lines(db, constants, kind)
+        for peer in found:
+            lines += neighbor_lines(db, peer, constants)
     return lines
 
 
@@ -493,6 +546,38 @@ def _admin_lines(asn: str, peer: Peer) -> list[str]:
     if status == "down":
         return _apply_op(asn, [f"neighbor {peer.addr} shutdown"])
     return []
+
+
+def _frr_range(text: str) -> str:
+    """A listen range as FRR shows it (`show bgp peer-group X json`): the network of the prefix."""
+    try:
+        return str(ip_network(text, strict=False))
+    except ValueError:
+        return text
+
+
+def _update_lines(asn: str, was: Peer, peer: Peer) -> list[str]:
+    """update_peer: admin_status when the row has one; else, for a dynamic peer, change_ip_range
+    (the ranges FRR holds that the new `ip_range` lacks removed, the new ones added); else nothing."""
+    if "admin_status" in peer.session:
+        return _admin_lines(asn, peer)
+    if peer.kind != "dynamic" or not peer.session.get("ip_range"):
+        return []
+    new = types.ip_ranges(peer.session)
+    existing = [_frr_range(r) for r in types.ip_ranges(was.session)]
+    gone = [r for r in existing if r not in new]
+    added = [r for r in new if r not in existing]
+    return _apply_op(asn, types.dynamic_update_lines(peer.session, gone, added)) if gone or added else []
+
+
+def _delete_lines(asn: str, peer: Peer) -> list[str]:
+    """del_handler: a dynamic peer's listen ranges first (one apply_op each), then `no neighbor`."""
+    if peer.kind != "dynamic":
+        return _apply_op(asn, [f"no neighbor {peer.addr}"])
+    lines: list[str] = []
+    for ip_range in types.ip_ranges(peer.session):
+        lines += _apply_op(asn, [f"no bgp listen range {ip_range} peer-group {peer.addr}"])
+    return [*lines, *_apply_op(asn, types.dynamic_delete_lines(peer.addr))]
 
 
 def _bbr_groups(constants: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -533,19 +618,27 @@ def changes(old: ConfigDb, new: ConfigDb, constants: Mapping[str, Any] = SONIC_C
     if asn is None:
         return []
     lines: list[str] = []
-    had = {(p.vrf, p.addr): p for p in peers(old)}
-    rows = {(p.vrf, p.addr): p for p in (_peer(k, r or {}) for k, r in new.get("BGP_NEIGHBOR", {}).items())}
-    wanted = {(p.vrf, p.addr): p for p in peers(new)}
     if not set_src_lines(old) and set_src_lines(new):
         lines += set_src_lines(new)
-    if had:  # the peer groups exist once bgpcfgd has added a neighbor
+    if peers(old):  # the peer groups exist once bgpcfgd has added a neighbor
         lines += _bbr_lines(asn, old, new, constants)
+    for kind in PEER_TABLES:
+        lines += _peer_changes(asn, old, new, kind, constants)
+    return adapt_lines(lines)
+
+
+def _peer_changes(asn: str, old: ConfigDb, new: ConfigDb, kind: str, constants: Mapping[str, Any]) -> list[str]:
+    """What a peer manager sends: deleted peers removed, changed ones updated, those now ready added."""
+    lines: list[str] = []
+    had = {(p.vrf, p.addr): p for p in peers(old, kind)}
+    rows = {(p.vrf, p.addr): p for p in _rows(new, kind)}
+    wanted = {(p.vrf, p.addr): p for p in peers(new, kind)}
     for key in sorted(set(had) - set(rows), key=lambda k: _order(had[k])):
-        lines += _apply_op(asn, [f"no neighbor {key[1]}"])
+        lines += _delete_lines(asn, had[key])
     for key, peer in sorted(rows.items(), key=lambda kv: _order(kv[1])):
         if key in had:
             if peer.session != had[key].session:
-                lines += _admin_lines(asn, peer)
+                lines += _update_lines(asn, had[key], peer)
         elif key in wanted:
             lines += add_lines(new, peer, constants)
-    return adapt_lines(lines)
+    return lines
