@@ -42,7 +42,10 @@ from typing import Any
 
 from twin.model.config_db import ConfigDb
 from twin.model.errors import TwinError
+from twin.stages.render import bgpcfgd_aggregate as aggregate
+from twin.stages.render import bgpcfgd_allow_list as allow_list
 from twin.stages.render import bgpcfgd_peer_types as types
+from twin.stages.render import bgpcfgd_prefix_list as prefix_list
 from twin.stages.render.frr_differences import adapt_lines, header_lines
 
 # The constants.yml values bgpcfgd and bgpd.main.conf.j2 read (sonic-buildimage
@@ -53,7 +56,9 @@ SONIC_CONSTANTS: dict[str, Any] = {
         "multipath_relax": {"enabled": True},
         "graceful_restart": {"enabled": True, "restart_time": 240},
         "maximum_paths": {"enabled": True, "ipv4": 514, "ipv6": 514},
-        "allow_list": {"enabled": True, "default_action": "permit", "drop_community": "5060:12345"},
+        "allow_list": {"enabled": True, "default_action": "permit", "drop_community": "5060:12345",
+                       "default_pl_rules": {"v4": ["deny 0.0.0.0/0 le 17", "permit 127.0.0.1/32"],
+                                            "v6": ["deny 0::/0 le 59", "deny 0::/0 ge 65"]}},
         "bbr": {"enabled": True, "default_state": "disabled"},
         "peers": {"general": {"bbr": {"PEER_V4": ["ipv4"], "PEER_V6": ["ipv6"]}}},
     },
@@ -527,6 +532,9 @@ def config_lines(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS) -
             lines += group_lines(db, constants, kind)
         for peer in found:
             lines += neighbor_lines(db, peer, constants)
+    lines += allow_list.boot_lines(db, bool(peers(db)), constants)
+    lines += prefix_list.boot_lines(db, constants)
+    lines += aggregate.boot_lines(db, bgp_asn(db), bbr_status(db, constants))
     return lines
 
 
@@ -624,6 +632,9 @@ def changes(old: ConfigDb, new: ConfigDb, constants: Mapping[str, Any] = SONIC_C
         lines += _bbr_lines(asn, old, new, constants)
     for kind in PEER_TABLES:
         lines += _peer_changes(asn, old, new, kind, constants)
+    lines += allow_list.change_lines(old, new, bool(peers(old)), constants)
+    lines += prefix_list.change_lines(old, new, constants)
+    lines += aggregate.change_lines(old, new, asn, bbr_status(old, constants))
     return adapt_lines(lines)
 
 
