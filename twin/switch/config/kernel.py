@@ -9,6 +9,8 @@ What each SONiC manager does, and twin's kernel equivalent (the kernel is the fo
   `Bridge` with a `VlanN` SVI on top; twin gives each VLAN a bridge of its own named `VlanN`,
   which routes and switches the same for untagged and tagged members: VLAN_MEMBER `VlanN|EthernetX`
   untagged enslaves the port, tagged enslaves `EthernetX.N`;
+- teammgrd / teamd: PORTCHANNEL and PORTCHANNEL_MEMBER -> a bridge per PortChannel with its members
+  as isolated ports (twin.switch.config.portchannel), PORTCHANNEL_INTERFACE addresses on it;
 MGMT_INTERFACE is not programmed: eth0 is on the lab's management network, whose addresses the
 runtime hands out (and writes into MGMT_INTERFACE at boot); a pushed config naming another address
 (twin's plan uses fabric.mgmt_pool) would cut the switch off from its gNMI agent.
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from twin.switch.config.portchannel import portchannel_lines
+
 ConfigTables = dict[str, dict[str, Any]]
-_ADDRESS_TABLES = ("INTERFACE", "LOOPBACK_INTERFACE", "VLAN_INTERFACE")
+_ADDRESS_TABLES = ("INTERFACE", "LOOPBACK_INTERFACE", "VLAN_INTERFACE", "PORTCHANNEL_INTERFACE")
 
 
 def _device(table: str, name: str, dev: Any) -> str:
@@ -94,14 +98,15 @@ def kernel_changes(old: ConfigTables, new: ConfigTables, ifmap: dict[str, str] |
     dev = (ifmap or {}).get
     lines = _port_lines(old, new, dev)
     vlans_first, vlans_last = _vlan_lines(old, new, dev)
-    lines += vlans_first
+    lag_first, lag_last = portchannel_lines(old, new, dev)
+    lines += vlans_first + lag_first
     for table in _ADDRESS_TABLES:
         was, now = _addresses(old, table), _addresses(new, table)
         for key in sorted(set(was) - set(now)):
             lines.append(f"address del {key.split('|', 1)[1]} dev {_device(table, was[key], dev)}")
         for key in sorted(set(now) - set(was)):
             lines.append(f"address add {key.split('|', 1)[1]} dev {_device(table, now[key], dev)}")
-    return lines + vlans_last
+    return lines + vlans_last + lag_last
 
 
 def kernel_lines(db: ConfigTables, ifmap: dict[str, str] | None = None) -> list[str]:

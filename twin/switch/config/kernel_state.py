@@ -1,5 +1,7 @@
 """What a switch's kernel holds, in CONFIG_DB's words: the tables twin.switch.config.kernel programs (PORT
-admin_status and mtu, addresses, VLAN bridges and members), read back from `ip -j addr show`.
+admin_status and mtu, addresses, VLAN bridges and members, PortChannel bridges and members), read back
+from `ip -j addr show`. A PortChannel's min_links is not read back (the bridge's alias is not in that
+output): it is taken as CONFIG_DB says.
 
 twin.switch.config.kernel.kernel_changes(observed(...), config) then gives the `ip -b` lines that turn the
 kernel as it is into the kernel CONFIG_DB asks for, whatever was programmed before. The management
@@ -13,6 +15,8 @@ import subprocess
 from collections.abc import Mapping
 from ipaddress import ip_interface
 from typing import Any
+
+from twin.switch.config.portchannel import is_portchannel
 
 ConfigTables = dict[str, dict[str, Any]]
 
@@ -53,7 +57,11 @@ def observed(links: list[dict[str, Any]], desired: Mapping[str, Mapping[str, Any
     for dev, link in by_dev.items():
         if _is_vlan(dev):
             out.setdefault("VLAN", {})[dev] = {}
+        if is_portchannel(dev):
+            out.setdefault("PORTCHANNEL", {})[dev] = _portchannel_row(link, desired.get("PORTCHANNEL", {}).get(dev, {}))
         master = link.get("master")
+        if isinstance(master, str) and is_portchannel(master):
+            out.setdefault("PORTCHANNEL_MEMBER", {})[f"{master}|{sonic.get(dev, dev)}"] = {}
         if isinstance(master, str) and _is_vlan(master):
             base, _, vid = dev.partition(".")
             tagged = bool(vid) and vid == master[4:]
@@ -70,6 +78,17 @@ def observed(links: list[dict[str, Any]], desired: Mapping[str, Mapping[str, Any
                 out.setdefault("LOOPBACK_INTERFACE", {})[key] = {}
             elif _is_vlan(dev):
                 out.setdefault("VLAN_INTERFACE", {})[f"{dev}|{prefix}"] = {}
+            elif is_portchannel(dev):
+                out.setdefault("PORTCHANNEL_INTERFACE", {})[f"{dev}|{prefix}"] = {}
             elif dev in ports:
                 out.setdefault("INTERFACE", {})[f"{ports[dev]}|{prefix}"] = {}
     return out
+
+
+def _portchannel_row(link: Mapping[str, Any], desired: Mapping[str, Any]) -> dict[str, Any]:
+    """A PortChannel bridge as the PORTCHANNEL row that programmed it (min_links: `desired`'s)."""
+    row = {"admin_status": "up" if "UP" in link.get("flags", []) else "down", "mtu": str(link.get("mtu")),
+           "system_mac": str(link.get("address", ""))}
+    if "min_links" in desired:
+        row["min_links"] = desired["min_links"]
+    return row

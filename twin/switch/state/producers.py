@@ -15,6 +15,8 @@
 - BFD_SESSION_TABLE `default|<interface>|<peer>` {state, local_addr, type, multiplier,
   rx_interval, tx_interval} from bfdd, asked at the same moments and once a second (bfdd logs
   no state change);
+- teamsyncd (and teamd's min_links): APPL_DB and STATE_DB `LAG_TABLE` and `LAG_MEMBER_TABLE`, from
+  the kernel link events of PortChannels and their members (twin.switch.state.lag);
 - the flex counter poller: COUNTERS_DB `COUNTERS_PORT_NAME_MAP` (port -> oid) and
   `COUNTERS:<oid>` SAI_PORT_STAT_* counters, once a second (SONiC's PORT_STAT interval).
 Each writes only rows that changed, in one pipeline, and deletes rows that went away. The writes go
@@ -33,9 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from twin.switch.config.portchannel import is_portchannel
 from twin.switch.frr.frr_vty import Vty, VtyError
 from twin.switch.redis.sonic_redis import SonicRedis, redis_key
 from twin.switch.state import netlink
+from twin.switch.state.lag import AF_BRIDGE, LagKeeper, Link, lag_state, link_of
 from twin.switch.state.serial_writer import SerialWriter
 
 Row = dict[str, str]
@@ -228,6 +232,10 @@ class SwitchProducers:
         self.neighbors = TableWriter(db, "STATE_DB", "NEIGH_STATE_TABLE")
         self.bfd = TableWriter(db, "STATE_DB", "BFD_SESSION_TABLE")
         self.counters = TableWriter(db, "COUNTERS_DB", "COUNTERS")
+        self.lag_tables = (TableWriter(db, "APPL_DB", "LAG_TABLE"), TableWriter(db, "APPL_DB", "LAG_MEMBER_TABLE"),
+                           TableWriter(db, "STATE_DB", "LAG_TABLE"), TableWriter(db, "STATE_DB", "LAG_MEMBER_TABLE"))
+        self.links: dict[int, Link] = {}
+        self.lag_keeper = LagKeeper(netns)
         self.bgpd, self.bfdd = Vty(rundir, "bgpd"), Vty(rundir, "bfdd")
         self.sock: socket.socket | None = None
         self.dumper = netlink.Dumper(netns)
@@ -250,11 +258,14 @@ class SwitchProducers:
         if self.sock is not None:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, netlink.RCVBUF)
             netlink.drain(self.sock)
-        for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters):
+        for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters,
+                       *self.lag_tables):
             writer.clear(self.writer)
         batch = Batch(self.db, self.writer)
+        self.links.clear()
         for msg in self.dumper.dump(netlink.RTM_GETLINK):
             self._link(msg, batch)
+        self._lags(batch)
         for msg in self.dumper.dump(netlink.RTM_GETROUTE):
             self._route(msg, batch)
         batch.execute()
@@ -272,19 +283,33 @@ class SwitchProducers:
 
     def _link(self, msg: Any, batch: Batch) -> None:
         name = msg.get_attr("IFLA_IFNAME")
-        if name is None:
-            return
+        if name is None or msg["family"] == AF_BRIDGE:   # a bridge port's event (a port leaving a bridge
+            return                                       # is an AF_BRIDGE RTM_DELLINK): not the link's
         if msg["event"] == "RTM_DELLINK":
             self.ifnames.pop(msg["index"], None)
+            self.links.pop(msg["index"], None)
             if is_port(name):
                 self.state_ports.remove(name, batch)
                 self.appl_ports.remove(name, batch)
             return
         self.ifnames[msg["index"]] = name
+        link = link_of(msg)
+        if link is not None:
+            self.links[msg["index"]] = link
         if is_port(name):
             state, appl = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
             self.state_ports.put(name, state, batch)
             self.appl_ports.put(name, appl, batch)
+
+    def _lags(self, batch: Batch) -> None:
+        """teamsyncd's rows from the links as they are now, and min_links held (twin.switch.state.lag)."""
+        if not any(t.rows for t in self.lag_tables) and not any(map(is_portchannel, self.ifnames.values())):
+            return
+        state = lag_state(self.links)
+        for table, rows in zip(self.lag_tables, (state.appl_lag, state.appl_members, state.state_lag,
+                                                 state.state_members), strict=True):
+            table.sync(rows, batch)
+        self.lag_keeper.apply(state, self.links.values())
 
     def _route(self, msg: Any, batch: Batch) -> None:
         if msg["table"] != RT_TABLE_MAIN:
@@ -315,6 +340,7 @@ class SwitchProducers:
                         self._link(msg, batch)
                     elif msg["event"] in ("RTM_NEWROUTE", "RTM_DELROUTE"):
                         self._route(msg, batch)
+                self._lags(batch)
         except OSError as exc:
             if exc.errno != errno.ENOBUFS:
                 raise
@@ -325,8 +351,10 @@ class SwitchProducers:
 
     def resync_kernel(self, batch: Batch) -> None:
         """Links and routes read whole again; rows that went away are deleted."""
-        links = self.dumper.dump(netlink.RTM_GETLINK)
+        links = [m for m in self.dumper.dump(netlink.RTM_GETLINK) if m["family"] != AF_BRIDGE]
         self.ifnames = {m["index"]: m.get_attr("IFLA_IFNAME") for m in links if m.get_attr("IFLA_IFNAME")}
+        self.links = {m["index"]: link for m in links if (link := link_of(m)) is not None}
+        self._lags(batch)
         state, appl = {}, {}
         for msg in links:
             name = msg.get_attr("IFLA_IFNAME") or ""

@@ -25,7 +25,7 @@ _RTATTR = struct.Struct("=HH")
 _RTNEXTHOP = struct.Struct("=HBBi")
 _U32 = struct.Struct("=I")
 
-IFLA_IFNAME, IFLA_MTU, IFLA_STATS64 = 3, 4, 23
+IFLA_IFNAME, IFLA_MTU, IFLA_MASTER, IFLA_IFALIAS, IFLA_STATS64 = 3, 4, 10, 20, 23
 RTA_DST, RTA_OIF, RTA_GATEWAY, RTA_MULTIPATH = 1, 4, 5, 9
 # struct rtnl_link_stats64, in order (the counters SONiC's PORT_STAT reads come first)
 STATS64 = ("rx_packets", "tx_packets", "rx_bytes", "tx_bytes", "rx_errors", "tx_errors", "rx_dropped",
@@ -120,6 +120,7 @@ def _multipath(attrs: dict[int, bytes]) -> list[Nexthop] | None:
 
 _DECODERS: dict[str, Any] = {
     "IFLA_IFNAME": _string(IFLA_IFNAME), "IFLA_MTU": _u32(IFLA_MTU), "IFLA_STATS64": _stats64,
+    "IFLA_MASTER": _u32(IFLA_MASTER), "IFLA_IFALIAS": _string(IFLA_IFALIAS),
     "RTA_DST": _ip(RTA_DST), "RTA_GATEWAY": _ip(RTA_GATEWAY), "RTA_OIF": _u32(RTA_OIF),
     "RTA_MULTIPATH": _multipath,
 }
