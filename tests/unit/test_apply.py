@@ -88,7 +88,7 @@ def _pair(base: ConfigDb, old: Mutation, new: Mutation) -> tuple[ConfigDb, Confi
     pytest.param(same, _set("BGP_PEER_GROUP", "default|PEER_V4", "name", value="FABRIC"),
                  _bgp(" neighbor PEER_V4 description FABRIC"), id="peer-group-description"),
     pytest.param(same, _drop("BGP_PEER_GROUP", "default|PEER_V4", "name"),
-                 _bgp(" no neighbor PEER_V4 description"), id="peer-group-description-removed"),
+                 _bgp(" no neighbor PEER_V4 description PEER_V4"), id="peer-group-description-removed"),
     pytest.param(same, _set("BGP_GLOBALS_AF_NETWORK", "default|ipv4_unicast|10.9.0.0/24", value={}),
                  _af("  network 10.9.0.0/24"), id="network-added"),
     pytest.param(same, _drop("BGP_GLOBALS_AF_NETWORK", "default|ipv4_unicast|10.2.0.2/31"),

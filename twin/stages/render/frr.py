@@ -6,7 +6,9 @@ DEVICE_METADATA|localhost picks the daemon, as SONiC's bgp container does:
   BGP_GLOBALS default_ipv4_unicast is "true"; a peer group or neighbor is active for IPv4 only
   through BGP_PEER_GROUP_AF / BGP_NEIGHBOR_AF admin_status up; route-maps only from ROUTE_MAP and
   the AF tables' route_map_in/out; `neighbor X bfd` (bfdd's 300 ms x 3) for `bfd: "true"`; a
-  neighbor keyed by an interface is BGP unnumbered (`neighbor Ethernet0 interface remote-as ...`).
+  neighbor keyed by an interface is BGP unnumbered (`neighbor Ethernet0 interface remote-as ...`);
+  BGP_GLOBALS' settings, session options, an address family's own lines and listen ranges as
+  twin.stages.render.frrcfgd_bgp renders them, the policy as twin.stages.render.frrcfgd_policy does.
   eBGP without a policy both ways carries nothing, as on the switch.
 - otherwise -> bgpcfgd, SONiC's default: twin.stages.render.bgpcfgd, its emulation of bgpd.main and the
   general peer templates as bgpcfgd pushes them.
@@ -27,6 +29,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from twin.stages.render.bgpcfgd import render_bgpcfgd
 from twin.stages.render.config_db import AF, VRF
 from twin.stages.render.frr_differences import adapt_lines, header_lines
+from twin.stages.render.frrcfgd_bgp import (
+    family_head,
+    family_tail,
+    global_options,
+    global_tail_options,
+    group_options,
+    session_options,
+)
 from twin.stages.render.frrcfgd_policy import neighbor_af_options, policy_lines
 from twin.stages.render.sonic_templates import render_with_templates
 
@@ -106,26 +116,25 @@ def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "group": row.get("peer_group_name"),
             "timers": f"{nb_keepalive} {nb_holdtime}" if nb_keepalive and nb_holdtime else None,
             "connect": row.get("conn_retry"), "local_addr": row.get("local_addr"),
-            "bfd": row.get("bfd") == "true",
-            "shutdown": row.get("admin_status", "up") in ("down", "false"),
+            "bfd": row.get("bfd") == "true", "options": session_options(row),
         })
     neighbors.sort(key=lambda nb: _neighbor_order(nb["ip"]))
-    networks = [_parts(k)[2] for k in db.get("BGP_GLOBALS_AF_NETWORK", {})
-                if _parts(k)[:2] == [VRF, AF] and len(_parts(k)) == 3]
     af = db.get("BGP_GLOBALS_AF", {}).get(f"{VRF}|{AF}", {})
     groups = sorted({_parts(k)[-1] for k in db.get("BGP_PEER_GROUP", {})})
-    # frrcfgd renders a peer group's `name` as its description, as a neighbor's (nbr_or_peer.j2)
-    group_names = {_parts(k)[-1]: row.get("name") for k, row in db.get("BGP_PEER_GROUP", {}).items()}
+    # a peer group's lines as a neighbor's (nbr_or_peer.j2): its `name` is its description
+    group_options_of = {_parts(k)[-1]: group_options(row or {}) for k, row in db.get("BGP_PEER_GROUP", {}).items()}
     return {
         "frrcfgd": True, "defaults": "traditional",
-        "groups": groups, "group_names": group_names, "subjects": _subjects(db, AF, groups, neighbors),
+        "groups": groups, "group_options": group_options_of, "subjects": _subjects(db, AF, groups, neighbors),
         "subjects_v6": _subjects(db, AF6, groups, neighbors), "policy": policy_lines(db),
         "default_ipv4": glob.get("default_ipv4_unicast") == "true",
         "hostname": meta["hostname"], "asn": asn, "router_id": router_id,
         "timers": f"{keepalive} {holdtime}" if keepalive and holdtime else None,
         "log_changes": glob.get("log_nbr_state_changes") == "true",
-        "mp_relax": glob.get("load_balance_mp_relax") == "true",
-        "neighbors": neighbors, "networks": networks,
+        "options": global_options(glob), "tail": global_tail_options(glob, db.get("BGP_GLOBALS_LISTEN_PREFIX", {})),
+        "neighbors": neighbors,
+        "family_head": family_head(db, AF), "family_tail": family_tail(db, AF, ebgp_paths=False),
+        "family_head_v6": family_head(db, AF6), "family_tail_v6": family_tail(db, AF6, ebgp_paths=True),
         "max_paths": af.get("max_ebgp_paths"),
     }
 

@@ -4,7 +4,10 @@ FRR lines follow the daemon the config selects, as on SONiC:
 - frrcfgd: changing one neighbor's description sends one `neighbor X description` line: no other
   session resets and BFD does not flap. A prefix list, community list, AS-path list or route-map
   changes by the lines that differ between the two renderings (a clause removed is `no`-ed), a
-  neighbor's or peer group's address-family option by its own line, in IPv4 and IPv6 unicast.
+  neighbor's or peer group's address-family option by its own line, in IPv4 and IPv6 unicast. A
+  BGP_GLOBALS setting, a neighbor's or peer group's session option, an address family's distance,
+  network, aggregate, redistribution, dampening or multipath, a listen range: the line frrcfgd sends for
+  that field (twin.stages.render.frrcfgd_bgp.option_changes), `no <line>` when it is gone.
   A change of the switch's own ASN or router-id has no incremental form in FRR; `frr_lines`
   returns None and the caller reloads BGP whole.
 - bgpcfgd: what bgpcfgd sends on that CONFIG_DB change (twin.stages.render.bgpcfgd.changes): a new
@@ -19,27 +22,32 @@ from typing import Any
 from twin.stages.configdb import ConfigDb
 from twin.stages.render import bgpcfgd
 from twin.stages.render.frr import frr_context, is_frrcfgd
+from twin.stages.render.frrcfgd_bgp import option_changes
 from twin.switch.frr.frr_drift import converge_lines, drift, negate
 
-# A neighbor's lines, in the order the rendered frr.conf has them: (context field, FRR words).
+# A neighbor's lines, in the order the rendered frr.conf has them: (context field, FRR words); its session
+# options (twin.stages.render.frrcfgd_bgp) follow.
 _NEIGHBOR = (("asn", "remote-as {}"), ("group", "peer-group {}"), ("name", "description {}"),
-             ("shutdown", "shutdown"), ("bfd", "bfd"), ("local_addr", "update-source {}"), ("timers", "timers {}"),
+             ("bfd", "bfd"), ("local_addr", "update-source {}"), ("timers", "timers {}"),
              ("connect", "timers connect {}"))
 
 
 def _neighbor_lines(nb: dict[str, Any]) -> list[str]:
     """A neighbor keyed by an interface (BGP unnumbered) says so on its remote-as and peer-group lines."""
     unnumbered = "interface " if nb.get("intf") else ""
-    return [f" neighbor {nb['ip']} {unnumbered if field in ('asn', 'group') else ''}{words.format(nb[field])}"
-            for field, words in _NEIGHBOR if nb[field]]
+    return [*(f" neighbor {nb['ip']} {unnumbered if field in ('asn', 'group') else ''}{words.format(nb[field])}"
+              for field, words in _NEIGHBOR if nb[field]),
+            *option_changes([], nb["options"], f" neighbor {nb['ip']} ")]
 
 
 def _changed_neighbor(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ip = b["ip"]
     if a["asn"] != b["asn"] or a["group"] != b["group"]:
         return [f" no neighbor {ip}", *_neighbor_lines(b)]
-    return [f" neighbor {ip} {words.format(b[field])}" if b[field] else f" no neighbor {ip} {words.split(' {}')[0]}"
-            for field, words in _NEIGHBOR[2:] if a[field] != b[field]]
+    # the options first: `no ... bfd check-control-plane-failure` after `no ... bfd` would turn BFD on again
+    return [*option_changes(a["options"], b["options"], f" neighbor {ip} "),
+            *(f" neighbor {ip} {words.format(b[field])}" if b[field] else f" no neighbor {ip} {words.split(' {}')[0]}"
+              for field, words in _NEIGHBOR[2:] if a[field] != b[field])]
 
 
 def _af_lines(a: dict[str, Any] | None, b: dict[str, Any] | None, name: str) -> list[str]:
@@ -82,17 +90,15 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
         return None
     lines = policy_changes(a["policy"], b["policy"])
     bgp: list[str] = []
-    for field, line in (("log_changes", "bgp log-neighbor-changes"), ("default_ipv4", "bgp default ipv4-unicast"),
-                        ("mp_relax", "bgp bestpath as-path multipath-relax")):
+    for field, line in (("log_changes", "bgp log-neighbor-changes"), ("default_ipv4", "bgp default ipv4-unicast")):
         if a[field] != b[field]:
             bgp.append(f" {'' if b[field] else 'no '}{line}")
     if a["timers"] != b["timers"]:
         bgp.append(f" timers bgp {b['timers']}" if b["timers"] else " no timers bgp")
+    bgp += option_changes(a["options"], b["options"], " ")
     bgp += [f" neighbor {g} peer-group" for g in sorted(set(b["groups"]) - set(a["groups"]))]
     for g in b["groups"]:
-        old_name, new_name = a["group_names"].get(g), b["group_names"].get(g)
-        if new_name != old_name:
-            bgp.append(f" neighbor {g} description {new_name}" if new_name else f" no neighbor {g} description")
+        bgp += option_changes(a["group_options"].get(g, []), b["group_options"].get(g, []), f" neighbor {g} ")
     olds = {nb["ip"]: nb for nb in a["neighbors"]}
     news = {nb["ip"]: nb for nb in b["neighbors"]}
     for ip in sorted(set(olds) - set(news)):
@@ -102,9 +108,9 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
             bgp += _neighbor_lines(nb)
         elif olds[ip] != nb:
             bgp += _changed_neighbor(olds[ip], nb)
+    bgp += option_changes(a["tail"], b["tail"], " ")
     bgp += [f" no neighbor {g} peer-group" for g in sorted(set(a["groups"]) - set(b["groups"]))]
-    af = [f"  no network {n}" for n in sorted(set(a["networks"]) - set(b["networks"]))]
-    af += [f"  network {n}" for n in sorted(set(b["networks"]) - set(a["networks"]))]
+    af = option_changes(a["family_head"], b["family_head"], "  ")
     recreated = {ip for ip in news if ip in olds and (olds[ip]["asn"], olds[ip]["group"])
                  != (news[ip]["asn"], news[ip]["group"])}
     fresh = recreated | {ip for ip in news if ip not in olds} | (set(b["groups"]) - set(a["groups"]))
@@ -112,9 +118,12 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     af += _family_lines(a["subjects"], b["subjects"], fresh, live)
     if a["max_paths"] != b["max_paths"]:
         af.append(f"  maximum-paths {b['max_paths']}" if b["max_paths"] else "  no maximum-paths")
+    af += option_changes(a["family_tail"], b["family_tail"], "  ")
     if af:
         bgp += [" address-family ipv4 unicast", *af, " exit-address-family"]
-    af6 = _family_lines(a["subjects_v6"], b["subjects_v6"], fresh, live)
+    af6 = option_changes(a["family_head_v6"], b["family_head_v6"], "  ")
+    af6 += _family_lines(a["subjects_v6"], b["subjects_v6"], fresh, live)
+    af6 += option_changes(a["family_tail_v6"], b["family_tail_v6"], "  ")
     if af6:
         bgp += [" address-family ipv6 unicast", *af6, " exit-address-family"]
     if bgp:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from ipaddress import ip_address
 from typing import Any, Literal
 
 Path = tuple[str, ...]   # a line with the block lines it sits in, outermost first
@@ -53,6 +54,21 @@ _AF_SHORT = {"address-family ipv4": "address-family ipv4 unicast", "address-fami
 _PEER_GROUP_MEMBER = re.compile(r"neighbor \S+ (?:interface )?peer-group \S+")
 _UNCHANGED = re.compile(r"((?:no )?neighbor \S+ attribute-unchanged) (.+)")
 _UNCHANGED_ORDER = ("as-path", "next-hop", "med")   # the order FRR shows them in
+# Instance lines FRR 8.4 takes and does not show: its defaults (traditional profile, version 8.4)
+_HIDDEN_DEFAULTS = frozenset({
+    "bgp graceful-restart restart-time 120", "bgp graceful-restart stalepath-time 360",
+    "bgp default local-preference 100", "bgp listen limit 100", "bgp default subgroup-pkt-queue-max 40",
+    "read-quanta 10", "write-quanta 64", "bgp network import-check", "distance bgp 20 200 200"})
+# Lines FRR shows in other words: (pattern, FRR's words)
+_SHOWN_AS = ((re.compile(r"(neighbor \S+) enforce-multihop"), r"\1 disable-connected-check"),
+             (re.compile(r"(bgp bestpath as-path multipath-relax) no-as-set"), r"\1"),
+             (re.compile(r"bgp dampening 15 750 2000 60"), "bgp dampening"),
+             (re.compile(r"(network \S+) backdoor (route-map \S+)"), r"\1 \2 backdoor"),
+             (re.compile(r"(bgp max-med (?:on-startup \d+|administrative)) 4294967294"), r"\1"),
+             (re.compile(r"update-delay (\d+) \1"), r"update-delay \1"))
+_CLUSTER_ID = re.compile(r"bgp cluster-id (\d+)")
+_HIDDEN_PORT = re.compile(r"neighbor \S+ port 179")
+_DELAY_TIMER = re.compile(r"bgp route-map delay-timer (\d+)")
 
 
 def canonical(path: Path) -> Path | None:
@@ -74,6 +90,19 @@ def canonical(path: Path) -> Path | None:
         return None   # FRR shows an address family only with lines in it, which name it themselves
     if not path[0].startswith("router bgp"):
         return path
+    for pattern, words in _SHOWN_AS:
+        if pattern.fullmatch(line):
+            line = pattern.sub(words, line)
+            path = (*path[:-1], line)
+    cluster = _CLUSTER_ID.fullmatch(line)
+    if cluster:   # a number FRR shows as an address
+        line = f"bgp cluster-id {ip_address(int(cluster.group(1)) % 2**32)}"
+        path = (*path[:-1], line)
+    if line in _HIDDEN_DEFAULTS or _HIDDEN_PORT.fullmatch(line):
+        return None
+    delay = _DELAY_TIMER.fullmatch(line)
+    if delay:   # bgpd's own setting: FRR shows it outside the instance, and not at its default (5)
+        return None if delay.group(1) == "5" else (line,)
     if len(path) == 2 and line.startswith("network "):
         family = "ipv6" if ":" in line else "ipv4"
         return (path[0], f"address-family {family} unicast", line)
@@ -119,8 +148,45 @@ def drift(rendered: str, running: str) -> list[Drift]:
     want, have = parse(rendered), parse(running)
     want_keys, have_keys = {k for k, _ in want}, {k for k, _ in have}
     # a list entry is added as rendered: its sequence number keeps it in its place
-    return ([Drift("missing", k, p if k[-1].startswith(_LISTS) else k) for k, p in want if k not in have_keys]
-            + [Drift("extra", k, p) for k, p in have if k not in want_keys])
+    return ([Drift("missing", k, p if k[-1].startswith(_LISTS) else k) for k, p in want
+             if k not in have_keys and not _not_shown(k, have_keys)]
+            + [Drift("extra", k, p) for k, p in have if k not in want_keys and not _implied(k, want_keys)])
+
+
+_REMOTE_AS = re.compile(r"neighbor (\S+) (?:interface )?remote-as (\S+)")
+_SOLO = re.compile(r"neighbor (\S+) solo")
+
+
+def _groups_of(name: str, bgp: str, have: set[Path]) -> list[str]:
+    member = re.compile(rf"neighbor {re.escape(name)} (?:interface )?peer-group (\S+)")
+    return [m.group(1) for k in have if len(k) == 2 and k[0] == bgp and (m := member.fullmatch(k[1]))]
+
+
+def _not_shown(key: Path, have: set[Path]) -> bool:
+    """A line FRR 8.4 takes and does not show where it is: a peer-group member's remote-as once its group
+    has one (FRR shows the group's), `solo` on a peer group or one of its members (FRR drops it)."""
+    if len(key) != 2 or not key[0].startswith("router bgp"):
+        return False
+    remote = _REMOTE_AS.fullmatch(key[1])
+    if remote:   # FRR shows a member's remote-as only while its group has none
+        group_as = re.compile(r"neighbor (\S+) remote-as \S+")
+        with_as = {m.group(1) for k in have if len(k) == 2 and k[0] == key[0] and (m := group_as.fullmatch(k[1]))}
+        return any(g in with_as for g in _groups_of(remote.group(1), key[0], have))
+    solo = _SOLO.fullmatch(key[1])
+    if solo:
+        name = solo.group(1)
+        return (key[0], f"neighbor {name} peer-group") in have or bool(_groups_of(name, key[0], have))
+    return False
+
+
+_SHUTDOWN = re.compile(r"neighbor \S+ shutdown")
+
+
+def _implied(key: Path, want: set[Path]) -> bool:
+    """A line FRR shows that the rendered config implies: a neighbor's `shutdown` under `bgp default
+    shutdown` (FRR shuts every neighbor configured after it)."""
+    return (len(key) == 2 and bool(_SHUTDOWN.fullmatch(key[1]))
+            and (key[0], "bgp default shutdown") in want)
 
 
 def negate(line: str) -> str:
