@@ -162,17 +162,19 @@ AGGREGATES = {"192.168.0.0/16": {"summary-only": "true", "aggregate-address-pref
               "fc00::/48": {"as-set": "true"}, "10.6.0.0/16": {"bbr-required": "true"}, "10.5.0.1/16": {}}
 
 
-def _agg(prefix: str, family: str, line: str) -> list[str]:
-    return ["router bgp 65101", f"address-family {family}", line, "exit-address-family", "exit"]
+def _agg(family: str, line: str, nested: bool = False) -> list[str]:
+    """What address_set_handler pushes (`nested`: as the boot config holds it, indented)."""
+    pad, pad2 = (" ", "  ") if nested else ("", "")
+    return ["router bgp 65101", f"{pad}address-family {family}", f"{pad2}{line}", f"{pad}exit-address-family", "exit"]
 
 
 def test_aggregates_at_boot(t0: ConfigDb) -> None:
     lines = render_frr(_with(t0, "BGP_AGGREGATE_ADDRESS", AGGREGATES)).splitlines()
-    start = lines.index("aggregate-address 192.168.0.0/16 summary-only") - 2
+    start = lines.index("  aggregate-address 192.168.0.0/16 summary-only") - 2
     assert lines[start:start + 12] == [
-        *_agg("192.168.0.0/16", "ipv4", "aggregate-address 192.168.0.0/16 summary-only"),
+        *_agg("ipv4", "aggregate-address 192.168.0.0/16 summary-only", nested=True),
         "ip prefix-list AGG_V4 permit 192.168.0.0/16", "ip prefix-list CON_V4 permit 192.168.0.0/16 le 32",
-        *_agg("fc00::/48", "ipv6", "aggregate-address fc00::/48 as-set")]
+        *_agg("ipv6", "aggregate-address fc00::/48 as-set", nested=True)]
     assert not any("10.6.0.0" in line or "10.5.0" in line for line in lines)  # BBR disabled; not a network
 
 
@@ -181,20 +183,20 @@ def test_aggregates_follow_bbr_and_changes(t0: ConfigDb) -> None:
     bbr = copy.deepcopy(db)
     bbr["BGP_BBR"] = {"all": {"status": "enabled"}}
     lines = frr_lines(db, bbr)
-    assert lines is not None and _agg("10.6.0.0/16", "ipv4", "aggregate-address 10.6.0.0/16") == lines[-5:]
+    assert lines is not None and _agg("ipv4", "aggregate-address 10.6.0.0/16") == lines[-5:]
     off = copy.deepcopy(bbr)
     off["BGP_BBR"] = {"all": {"status": "disabled"}}
     lines = frr_lines(bbr, off)
-    assert lines is not None and lines[-5:] == _agg("10.6.0.0/16", "ipv4", "no aggregate-address 10.6.0.0/16")
+    assert lines is not None and lines[-5:] == _agg("ipv4", "no aggregate-address 10.6.0.0/16")
     gone = copy.deepcopy(db)
     del gone["BGP_AGGREGATE_ADDRESS"]["192.168.0.0/16"]
     del gone["BGP_AGGREGATE_ADDRESS"]["10.6.0.0/16"]  # inactive: nothing to remove
-    assert frr_lines(db, gone) == [*_agg("192.168.0.0/16", "ipv4", "no aggregate-address 192.168.0.0/16"),
+    assert frr_lines(db, gone) == [*_agg("ipv4", "no aggregate-address 192.168.0.0/16"),
                                    "no ip prefix-list AGG_V4 permit 192.168.0.0/16",
                                    "no ip prefix-list CON_V4 permit 192.168.0.0/16 le 32"]
     summary = copy.deepcopy(db)
     summary["BGP_AGGREGATE_ADDRESS"]["fc00::/48"] = {"summary-only": "true"}
-    assert frr_lines(db, summary) == _agg("fc00::/48", "ipv6", "aggregate-address fc00::/48 summary-only")
+    assert frr_lines(db, summary) == _agg("ipv6", "aggregate-address fc00::/48 summary-only")
 
 
 @pytest.mark.skipif(shutil.which("vtysh") is None, reason="FRR's vtysh is not installed")

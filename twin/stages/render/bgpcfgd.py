@@ -46,6 +46,7 @@ from twin.stages.render import bgpcfgd_aggregate as aggregate
 from twin.stages.render import bgpcfgd_allow_list as allow_list
 from twin.stages.render import bgpcfgd_peer_types as types
 from twin.stages.render import bgpcfgd_prefix_list as prefix_list
+from twin.stages.render import bgpcfgd_static as static
 from twin.stages.render.frr_differences import adapt_lines, header_lines
 
 # The constants.yml values bgpcfgd and bgpd.main.conf.j2 read (sonic-buildimage
@@ -535,6 +536,7 @@ def config_lines(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS) -
     lines += allow_list.boot_lines(db, bool(peers(db)), constants)
     lines += prefix_list.boot_lines(db, constants)
     lines += aggregate.boot_lines(db, bgp_asn(db), bbr_status(db, constants))
+    lines += static.boot_lines(db, bgp_asn(db))
     return lines
 
 
@@ -635,6 +637,7 @@ def changes(old: ConfigDb, new: ConfigDb, constants: Mapping[str, Any] = SONIC_C
     lines += allow_list.change_lines(old, new, bool(peers(old)), constants)
     lines += prefix_list.change_lines(old, new, constants)
     lines += aggregate.change_lines(old, new, asn, bbr_status(old, constants))
+    lines += static.change_lines(old, new, asn)
     return adapt_lines(lines)
 
 

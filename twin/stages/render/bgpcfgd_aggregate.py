@@ -45,8 +45,8 @@ def _active(row: Mapping[str, Any], bbr: str) -> bool:
     return row.get("bbr-required", "false") != TRUE or bbr == "enabled"
 
 
-def _lines(asn: str, key: str, row: Mapping[str, Any], remove: bool) -> list[str]:
-    """address_set_handler / address_del_handler."""
+def _lines(asn: str, key: str, row: Mapping[str, Any], remove: bool, nested: bool = False) -> list[str]:
+    """address_set_handler / address_del_handler (`nested`: indented for the boot config)."""
     prefix = _prefix(key)
     version = _valid(prefix)
     if not version:  # refused on a SET; on a DEL bgpcfgd sends lines FRR refuses
@@ -58,6 +58,8 @@ def _lines(asn: str, key: str, row: Mapping[str, Any], remove: bool) -> list[str
         cmd += " as-set" if row.get("as-set") == TRUE else ""
     out = [f"router bgp {asn}", "address-family ipv4" if v4 else "address-family ipv6", cmd, "exit-address-family",
            "exit"]
+    if nested:  # the same block indented, as a config file holds it
+        out[1:4] = [f" {out[1]}", f"  {out[2]}", f" {out[3]}"]
     no, ip, host = ("no " if remove else ""), ("ip" if v4 else "ipv6"), ("32" if v4 else "128")
     if row.get("aggregate-address-prefix-list"):
         out.append(f"{no}{ip} prefix-list {row['aggregate-address-prefix-list']} permit {prefix}")
@@ -73,7 +75,7 @@ def boot_lines(db: Mapping[str, Any], asn: str | None, bbr: str) -> list[str]:
     out: list[str] = []
     for key, row in sorted((db.get(TABLE) or {}).items()):
         if _valid(_prefix(key)) and _active(row or {}, bbr):
-            out += _lines(asn, key, row or {}, remove=False)
+            out += _lines(asn, key, row or {}, remove=False, nested=True)
     return out
 
 

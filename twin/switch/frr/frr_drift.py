@@ -66,6 +66,14 @@ _SHOWN_AS = ((re.compile(r"(neighbor \S+) enforce-multihop"), r"\1 disable-conne
              (re.compile(r"(network \S+) backdoor (route-map \S+)"), r"\1 \2 backdoor"),
              (re.compile(r"(bgp max-med (?:on-startup \d+|administrative)) 4294967294"), r"\1"),
              (re.compile(r"update-delay (\d+) \1"), r"update-delay \1"))
+# Address-family commands FRR takes on a neighbor outside any address family (hidden in FRR 8.4, as bgpcfgd's
+# monitors and dynamic templates write them) and keeps, and shows, in IPv4 unicast
+_IPV4_BY_DEFAULT = re.compile(r"neighbor \S+ (?:activate|soft-reconfiguration inbound|route-map \S+ (?:in|out)|"
+                              r"send-community(?: \S+)?|maximum-prefix .+|allowas-in(?: .+)?|next-hop-self(?: .+)?|"
+                              r"route-reflector-client)")
+_SEND_COMMUNITY = re.compile(r"neighbor \S+ send-community")   # FRR's default: on, never shown
+_ACTIVATE = re.compile(r"neighbor (\S+) activate")
+_STATIC = ("ip route ", "ipv6 route ")
 _CLUSTER_ID = re.compile(r"bgp cluster-id (\d+)")
 _HIDDEN_PORT = re.compile(r"neighbor \S+ port 179")
 _DELAY_TIMER = re.compile(r"bgp route-map delay-timer (\d+)")
@@ -88,8 +96,12 @@ def canonical(path: Path) -> Path | None:
         path = (*path[:-1], " ".join([unchanged.group(1), *(w for w in _UNCHANGED_ORDER if w in words)]))
     if line.startswith("address-family "):
         return None   # FRR shows an address family only with lines in it, which name it themselves
+    if len(path) == 1 and line.startswith(_STATIC):
+        return (_static_route(line),)
     if not path[0].startswith("router bgp"):
         return path
+    if len(path) == 2 and _IPV4_BY_DEFAULT.fullmatch(line):
+        path = (path[0], "address-family ipv4 unicast", line)
     for pattern, words in _SHOWN_AS:
         if pattern.fullmatch(line):
             line = pattern.sub(words, line)
@@ -111,6 +123,26 @@ def canonical(path: Path) -> Path | None:
     if line in (f"maximum-paths {MULTIPATH_NUM}", f"maximum-paths ibgp {MULTIPATH_NUM}"):
         return None
     return path
+
+
+def _static_route(line: str) -> str:
+    """A static route in one order of its words (FRR shows `tag` before the distance; bgpcfgd writes
+    the distance first), `nexthop-vrf default` (the route's own VRF, which FRR does not show) left out."""
+    words = line.split()
+    named: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] in ("tag", "nexthop-vrf", "vrf", "label", "table", "color") and i + 1 < len(words):
+            named[words[i]] = words[i + 1]
+            i += 2
+            continue
+        rest.append(words[i])
+        i += 1
+    distance = [rest.pop()] if len(rest) > 3 and rest[-1].isdigit() else []
+    if named.get("nexthop-vrf") == "default":
+        del named["nexthop-vrf"]
+    return " ".join([*rest, *(f"{k} {v}" for k, v in sorted(named.items())), *distance])
 
 
 def parse(text: str) -> list[tuple[Path, Path]]:
@@ -164,7 +196,14 @@ def _groups_of(name: str, bgp: str, have: set[Path]) -> list[str]:
 
 def _not_shown(key: Path, have: set[Path]) -> bool:
     """A line FRR 8.4 takes and does not show where it is: a peer-group member's remote-as once its group
-    has one (FRR shows the group's), `solo` on a peer group or one of its members (FRR drops it)."""
+    has one (FRR shows the group's), `solo` on a peer group or one of its members (FRR drops it),
+    `send-community` (FRR's default), a member's `activate` in a family its group is activated in."""
+    if len(key) == 3 and key[0].startswith("router bgp"):
+        if _SEND_COMMUNITY.fullmatch(key[2]):
+            return True
+        activate = _ACTIVATE.fullmatch(key[2])
+        return activate is not None and any((key[0], key[1], f"neighbor {g} activate") in have
+                                            for g in _groups_of(activate.group(1), key[0], have))
     if len(key) != 2 or not key[0].startswith("router bgp"):
         return False
     remote = _REMOTE_AS.fullmatch(key[1])
