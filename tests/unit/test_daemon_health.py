@@ -36,15 +36,16 @@ from twin.stages.load.loader import load_topology
 from twin.stages.plan import plan_topology
 
 MINI = Path(__file__).resolve().parents[1] / "integration" / "data" / "mini.yaml"
-LEAF = ["zebra", "bgpd", "bfdd", "redis-server"]
+LEAF = ["zebra", "bgpd", "staticd", "bfdd", "redis-server"]
 
 
 def _proc(ns_pid: int, name: str, state: str = "S", pid: int | None = None) -> dict[str, Any]:
     return {"pid": pid or ns_pid, "ns_pid": ns_pid, "name": name, "state": state}
 
 
-HEALTHY = {"pidfiles": {"zebra": 11, "bgpd": 12, "bfdd": 13, "redis": 10},
-           "processes": [_proc(10, "redis-server"), _proc(11, "zebra"), _proc(12, "bgpd"), _proc(13, "bfdd")]}
+HEALTHY = {"pidfiles": {"zebra": 11, "bgpd": 12, "bfdd": 13, "staticd": 14, "redis": 10},
+           "processes": [_proc(10, "redis-server"), _proc(11, "zebra"), _proc(12, "bgpd"), _proc(13, "bfdd"),
+                         _proc(14, "staticd")]}
 
 
 def _without(facts: dict[str, Any], name: str) -> dict[str, Any]:
@@ -155,11 +156,11 @@ def test_expected_processes_per_runtime(mini: Plan, fake_frr: Path) -> None:
     netns = expected_processes(_state(mini), mini)
     assert sorted(netns) == ["leaf1", "leaf2", "spine1", "spine2"]   # servers run no daemons
     assert netns["leaf1"] == LEAF
-    assert expected_processes(_state(mini, "clab"), mini)["leaf1"] == ["zebra", "bgpd", "bfdd"]  # no redis there
+    assert expected_processes(_state(mini, "clab"), mini)["leaf1"] == ["zebra", "bgpd", "staticd", "bfdd"]  # no redis
     sonic = expected_processes(_state(mini, "docker", "docker-sonic-vs:latest"), mini)
     assert sonic["leaf1"] == ["zebra", "bgpd", "redis-server"]
     (fake_frr / "bfdd").unlink()
-    assert expected_processes(_state(mini), mini)["leaf1"] == ["zebra", "bgpd", "redis-server"]
+    assert expected_processes(_state(mini), mini)["leaf1"] == ["zebra", "bgpd", "staticd", "redis-server"]
 
 
 # -- collection from fake pid files and a fake /proc ----------------------------------------------
@@ -213,16 +214,17 @@ def test_daemon_facts_from_fake_pid_files(tmp_path: Path, monkeypatch: pytest.Mo
     _fake_proc(proc, run / "tw.lab1.leaf1", 6000, "redis-server", 6000)
     _fake_proc(proc, run / "tw.lab1.leaf1", 6001, "zebra", 6001)
     _fake_proc(proc, run / "tw.lab1.leaf1", 6003, "bfdd", 6003)
+    _fake_proc(proc, run / "tw.lab1.leaf1", 6004, "staticd", 6004)
     monkeypatch.setattr("twin.checks.collect_processes.netns_processes",
                         lambda ns: netns_processes(ns, proc, run))
     rundir = node_dir("lab1", "leaf1")
     rundir.mkdir(parents=True)
-    for name, pid in (("zebra", 6001), ("bgpd", 6002), ("bfdd", 6003), ("redis", 6000)):
+    for name, pid in (("zebra", 6001), ("bgpd", 6002), ("bfdd", 6003), ("staticd", 6004), ("redis", 6000)):
         (rundir / f"{name}.pid").write_text(f"{pid}\n")
     (rundir / "broken.pid").write_text("not a pid")
     state = _state(mini)
     facts = daemon_facts(state, "leaf1")
-    assert facts["pidfiles"] == {"bfdd": 6003, "bgpd": 6002, "redis": 6000, "zebra": 6001}
+    assert facts["pidfiles"] == {"bfdd": 6003, "bgpd": 6002, "redis": 6000, "staticd": 6004, "zebra": 6001}
     check = SwitchDaemonsRunning(DaemonsInput(lab="lab1", daemons={"leaf1": LEAF}))
     assert [i.message.split(";")[0] for i in check.evaluate({"leaf1": {"daemons": facts}}).failures] == [
         "bgpd not running (pid 6002 gone)"]

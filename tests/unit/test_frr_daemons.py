@@ -56,7 +56,8 @@ def test_split_supported_skips_missing_binary(fake_frr: Path) -> None:
     assert warnings == [f"skipping ospfd: {fake_frr / 'ospfd'} is not installed"]
 
 
-@pytest.mark.parametrize(("bfd", "daemons"), [(True, ["zebra", "bgpd", "bfdd"]), (False, ["zebra", "bgpd"])])
+@pytest.mark.parametrize(("bfd", "daemons"), [(True, ["zebra", "bgpd", "staticd", "bfdd"]),
+                                               (False, ["zebra", "bgpd", "staticd"])])
 def test_switch_daemons(bfd: bool, daemons: list[str]) -> None:
     assert switch_daemons(bfd) == daemons
 
@@ -145,7 +146,8 @@ def test_per_daemon_configs_give_each_block_to_its_daemons_only() -> None:
 @pytest.mark.parametrize(("conf", "daemons"), [
     ("hostname r1\nrouter ospf\n network 10.0.0.0/8 area 0\nexit\n", ["zebra", "bgpd"]),  # owner unknown
     ("hostname r1\nbfd\n profile x\nexit\n", ["zebra", "bgpd"]),                           # bfdd not running
-    ("hostname r1\nip route 10.0.0.0/8 blackhole\n", ["zebra", "bgpd", "staticd"]),         # not in the table
+    ("hostname r1\nip route 10.0.0.0/8 blackhole\n", ["zebra", "bgpd"]),                    # staticd not running
+    ("hostname r1\nip forwarding\n", ["zebra", "bgpd", "staticd"]),                           # not in the table
     ("route-map RM permit 10\n set frobnicate 1\nexit\n", ["zebra", "bgpd"]),              # a line unknown
 ])
 def test_per_daemon_configs_refuse_what_they_cannot_place(conf: str, daemons: list[str]) -> None:

@@ -8,7 +8,8 @@ DEVICE_METADATA|localhost picks the daemon, as SONiC's bgp container does:
   the AF tables' route_map_in/out; `neighbor X bfd` (bfdd's 300 ms x 3) for `bfd: "true"`; a
   neighbor keyed by an interface is BGP unnumbered (`neighbor Ethernet0 interface remote-as ...`);
   BGP_GLOBALS' settings, session options, an address family's own lines and listen ranges as
-  twin.stages.render.frrcfgd_bgp renders them, the policy as twin.stages.render.frrcfgd_policy does.
+  twin.stages.render.frrcfgd_bgp renders them, the policy as twin.stages.render.frrcfgd_policy does,
+  STATIC_ROUTE as twin.stages.render.frrcfgd_static does (staticd).
   eBGP without a policy both ways carries nothing, as on the switch.
 - otherwise -> bgpcfgd, SONiC's default: twin.stages.render.bgpcfgd, its emulation of bgpd.main and the
   general peer templates as bgpcfgd pushes them.
@@ -38,6 +39,7 @@ from twin.stages.render.frrcfgd_bgp import (
     session_options,
 )
 from twin.stages.render.frrcfgd_policy import neighbor_af_options, policy_lines
+from twin.stages.render.frrcfgd_static import static_route_lines
 from twin.stages.render.sonic_templates import render_with_templates
 
 AF6 = "ipv6_unicast"
@@ -127,6 +129,7 @@ def frr_context(db: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "frrcfgd": True, "defaults": "traditional",
         "groups": groups, "group_options": group_options_of, "subjects": _subjects(db, AF, groups, neighbors),
         "subjects_v6": _subjects(db, AF6, groups, neighbors), "policy": policy_lines(db),
+        "static_routes": static_route_lines(db),
         "default_ipv4": glob.get("default_ipv4_unicast") == "true",
         "hostname": meta["hostname"], "asn": asn, "router_id": router_id,
         "timers": f"{keepalive} {holdtime}" if keepalive and holdtime else None,

@@ -7,7 +7,8 @@ FRR lines follow the daemon the config selects, as on SONiC:
   neighbor's or peer group's address-family option by its own line, in IPv4 and IPv6 unicast. A
   BGP_GLOBALS setting, a neighbor's or peer group's session option, an address family's distance,
   network, aggregate, redistribution, dampening or multipath, a listen range: the line frrcfgd sends for
-  that field (twin.stages.render.frrcfgd_bgp.option_changes), `no <line>` when it is gone.
+  that field (twin.stages.render.frrcfgd_bgp.option_changes), `no <line>` when it is gone. A static
+  route's next hops (STATIC_ROUTE, for staticd): those gone negated, the new ones added.
   A change of the switch's own ASN or router-id has no incremental form in FRR; `frr_lines`
   returns None and the caller reloads BGP whole.
 - bgpcfgd: what bgpcfgd sends on that CONFIG_DB change (twin.stages.render.bgpcfgd.changes): a new
@@ -89,6 +90,8 @@ def frr_lines(old: ConfigDb, new: ConfigDb) -> list[str] | None:
     if (a["asn"], a["router_id"]) != (b["asn"], b["router_id"]):
         return None
     lines = policy_changes(a["policy"], b["policy"])
+    # a static route's next hops gone, then the new ones (frrcfgd: its next-hop sets' difference)
+    lines += option_changes([(r, r) for r in a["static_routes"]], [(r, r) for r in b["static_routes"]])
     bgp: list[str] = []
     for field, line in (("log_changes", "bgp log-neighbor-changes"), ("default_ipv4", "bgp default ipv4-unicast")):
         if a[field] != b[field]:

@@ -34,7 +34,8 @@ def parse_daemons_file(text: str) -> list[str]:
 
 
 def switch_daemons(bfd: bool) -> list[str]:
-    return ["zebra", "bgpd", *(["bfdd"] if bfd else [])]
+    """zebra, bgpd and staticd (STATIC_ROUTE), as SONiC's bgp container runs them, and bfdd for BFD."""
+    return ["zebra", "bgpd", "staticd", *(["bfdd"] if bfd else [])]
 
 
 def node_daemons(node: NodePlan, fabric_bfd: bool) -> list[str]:

@@ -40,6 +40,8 @@ _TOP: tuple[tuple[tuple[str, ...], Owners], ...] = (
     (("zebra",), frozenset({"zebra"})),
     (("no", "zebra"), frozenset({"zebra"})),
     (("interface",), frozenset({"zebra"})),
+    (("ip", "route"), frozenset({"staticd"})),
+    (("ipv6", "route"), frozenset({"staticd"})),
 )
 
 _ZEBRA, _BGPD, _BOTH = frozenset({"zebra"}), frozenset({"bgpd"}), frozenset({"zebra", "bgpd"})
