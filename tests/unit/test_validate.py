@@ -40,6 +40,23 @@ def test_the_shipped_configs_are_clean(configs: Path) -> None:
     assert validate_folder(REPO / "configs/rail")[1] == []
 
 
+def test_a_peer_outside_the_folder_is_not_a_finding_a_wrong_address_of_one_inside_is(configs: Path) -> None:
+    """A neighbor named as a device the folder does not hold (a T2, another vendor's switch) cannot be
+    checked here; one named as a switch of the folder at an address it does not have is a mistake."""
+    def outside(db: Db) -> None:
+        db["BGP_NEIGHBOR"]["default|10.0.9.1"] = {**db["BGP_NEIGHBOR"]["default|10.0.0.64"], "name": "ARISTA01T2"}
+
+    def typo(db: Db) -> None:
+        db["BGP_NEIGHBOR"]["default|10.0.9.3"] = db["BGP_NEIGHBOR"].pop("default|10.0.0.64")
+
+    edit(configs, "leaf1", outside)
+    assert [f for f in validate_folder(configs, yang=False)[1] if f.check == "bgp"] == []
+    edit(configs, "leaf1", typo)
+    bgp = [f for f in validate_folder(configs, yang=False)[1] if f.check == "bgp"]
+    assert [(f.where, f.message) for f in bgp if "10.0.9.3" in f.where] == [
+        ("BGP_NEIGHBOR|default|10.0.9.3", "no switch in this folder has address 10.0.9.3")]
+
+
 def _drop_base(db: Db) -> None:
     del db["INTERFACE"]["Ethernet128"]
 
