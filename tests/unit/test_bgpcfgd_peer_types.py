@@ -184,3 +184,17 @@ def test_frr_takes_monitors_and_peer_ranges(t0: ConfigDb, tmp_path: Path) -> Non
     path.write_text(render_frr(db))
     proc = subprocess.run(["vtysh", "-C", "-f", str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_peer_range_written_as_yang_s_leaf_list_gets_its_policies_only(t0: ConfigDb) -> None:
+    """A config_db.json list is stored as `ip_range@`, which bgpcfgd does not read: add_peer pushes the
+    BGP_SPEAKER route-maps, then its template fails on the missing `ip_range`, as on SONiC."""
+    row = {**SLB, "ip_range": ["10.255.0.0/25", "fc00:1::/64"]}
+    db = _with(t0, "BGP_PEER_RANGE", "BGPSLBPassive", row)
+    lines = _lines(db)
+    assert "route-map FROM_BGP_SPEAKER permit 10" in lines and "route-map TO_BGP_SPEAKER deny 1" in lines
+    assert not any("BGPSLBPassive" in line or "listen range" in line for line in lines)
+    added = frr_lines(t0, db)
+    assert added == ["route-map FROM_BGP_SPEAKER permit 10", "route-map TO_BGP_SPEAKER deny 1", *_op()]
+    assert frr_lines(db, _set("BGP_PEER_RANGE", "BGPSLBPassive", "src_address", value="10.1.0.33")(
+        copy.deepcopy(db))) == added  # retried on every SET, failing again

@@ -207,3 +207,11 @@ def test_frr_takes_the_policy_managers_lines(t0: ConfigDb, tmp_path: Path) -> No
     path.write_text(render_frr(db))
     proc = subprocess.run(["vtysh", "-C", "-f", str(path)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_allow_list_written_as_yang_s_leaf_list_is_refused(t0: ConfigDb) -> None:
+    """`prefixes_v4` as a config_db.json list is stored as `prefixes_v4@`: the manager finds no prefixes
+    and refuses the entry, as on SONiC (bgpcfgd reads `prefixes_v4` only)."""
+    db = _with(t0, "BGP_ALLOWED_PREFIXES", {"DEPLOYMENT_ID|0|1010:2020": {"prefixes_v4": ["10.20.0.0/16"]}})
+    assert not any("PL_ALLOW_LIST" in line for line in render_frr(db).splitlines())
+    assert frr_lines(t0, db) == []

@@ -47,6 +47,7 @@ from twin.stages.render import bgpcfgd_allow_list as allow_list
 from twin.stages.render import bgpcfgd_peer_types as types
 from twin.stages.render import bgpcfgd_prefix_list as prefix_list
 from twin.stages.render import bgpcfgd_static as static
+from twin.stages.render.bgpcfgd_fields import as_received
 from twin.stages.render.frr_differences import adapt_lines, header_lines
 
 # The constants.yml values bgpcfgd and bgpd.main.conf.j2 read (sonic-buildimage
@@ -358,7 +359,7 @@ def _added(db: ConfigDb, peer: Peer) -> bool:
 
 def _peer(key: str, row: Mapping[str, Any], kind: str = "general") -> Peer:
     vrf, addr = _split_key(key)
-    session = dict(row)
+    session = as_received(row)
     if "local_addr" in session:  # add_peer keeps the address of a prefix
         with suppress(ValueError):
             session["local_addr"] = str(ip_interface(str(session["local_addr"])).ip)
@@ -394,11 +395,18 @@ def _rows(db: ConfigDb, kind: str) -> list[Peer]:
     return [_peer(key, row or {}, kind) for key, row in db.get(PEER_TABLES[kind], {}).items()]
 
 
+def attempts(db: ConfigDb, kind: str = "general") -> list[Peer]:
+    """The entries add_peer goes through, in address order: their dependencies met, in the default VRF
+    (twin's switches have one routing table). add_peer pushes their type's policies and peer groups
+    before it renders the peer's template; a dynamic peer whose template fails (no `ip_range`, which a
+    list written as YANG's leaf-list never has: twin.stages.render.bgpcfgd_fields) gets no further."""
+    return sorted((p for p in _rows(db, kind) if p.vrf == "default" and _added(db, p)
+                   and (kind == "dynamic" or _renderable(db, p))), key=_order)
+
+
 def peers(db: ConfigDb, kind: str = "general") -> list[Peer]:
-    """The entries of a peer table (BGP_NEIGHBOR for general) bgpcfgd adds to FRR, in address order,
-    those of a VRF other than default left out (twin's switches have one routing table)."""
-    return sorted((p for p in _rows(db, kind) if p.vrf == "default" and _renderable(db, p) and _added(db, p)),
-                  key=_order)
+    """The entries of a peer table (BGP_NEIGHBOR for general) bgpcfgd adds to FRR, in address order."""
+    return [p for p in attempts(db, kind) if _renderable(db, p)]
 
 
 def bbr_status(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS) -> str:
@@ -528,10 +536,9 @@ def config_lines(db: ConfigDb, constants: Mapping[str, Any] = SONIC_CONSTANTS) -
         lines.append("exit")
     lines += set_src_lines(db)
     for kind in PEER_TABLES:
-        found = peers(db, kind)
-        if found:
+        if attempts(db, kind):
             lines += group_lines(db, constants, kind)
-        for peer in found:
+        for peer in peers(db, kind):
             lines += neighbor_lines(db, peer, constants)
     lines += allow_list.boot_lines(db, bool(peers(db)), constants)
     lines += prefix_list.boot_lines(db, constants)
@@ -647,6 +654,8 @@ def _peer_changes(asn: str, old: ConfigDb, new: ConfigDb, kind: str, constants: 
     had = {(p.vrf, p.addr): p for p in peers(old, kind)}
     rows = {(p.vrf, p.addr): p for p in _rows(new, kind)}
     wanted = {(p.vrf, p.addr): p for p in peers(new, kind)}
+    tried = {(p.vrf, p.addr): p for p in attempts(old, kind)}
+    failing = {(p.vrf, p.addr) for p in attempts(new, kind)} - set(wanted)
     for key in sorted(set(had) - set(rows), key=lambda k: _order(had[k])):
         lines += _delete_lines(asn, had[key])
     for key, peer in sorted(rows.items(), key=lambda kv: _order(kv[1])):
@@ -655,4 +664,6 @@ def _peer_changes(asn: str, old: ConfigDb, new: ConfigDb, kind: str, constants: 
                 lines += _update_lines(asn, had[key], peer)
         elif key in wanted:
             lines += add_lines(new, peer, constants)
+        elif key in failing and (key not in tried or tried[key].session != peer.session):
+            lines += group_lines(new, constants, kind)  # add_peer's pushes before its template fails
     return lines

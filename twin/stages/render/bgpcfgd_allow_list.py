@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from ipaddress import ip_network
 from typing import Any
 
+from twin.stages.render.bgpcfgd_fields import as_received
+
 TABLE = "BGP_ALLOWED_PREFIXES"
 EMPTY = "empty"
 KEY = re.compile(r"^DEPLOYMENT_ID\|\d+\|\S+$|^DEPLOYMENT_ID\|\d+$|^DEPLOYMENT_ID\|\d+\|\S+\|NEIGHBOR_TYPE\|\S+$|"
@@ -211,6 +213,13 @@ class FrrAllowList:
         return cmds
 
 
+def _rows(db: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The table's rows as bgpcfgd receives them: `prefixes_v4`/`prefixes_v6` written as lists (YANG
+    leaf-lists) arrive as `prefixes_v4@`/`prefixes_v6@`, which the manager does not read, so such a row
+    has no prefixes and is refused, as on SONiC (twin.stages.render.bgpcfgd_fields)."""
+    return {key: as_received(row or {}) for key, row in (db.get(TABLE) or {}).items()}
+
+
 def _start(policies_pushed: bool, constants: Mapping[str, Any]) -> FrrAllowList:
     """FRR before the manager acts: the general policies' default entries of deployment 0, if pushed."""
     state = FrrAllowList()
@@ -225,7 +234,7 @@ def _replay(db: Mapping[str, Any], policies_pushed: bool, constants: Mapping[str
                                                                                                 list[str]]:
     state, cmds = _start(policies_pushed, constants), []
     if enabled(constants):
-        for key, row in sorted((db.get(TABLE) or {}).items()):
+        for key, row in sorted(_rows(db).items()):
             if valid(key, row):
                 cmds += state.set(key, row, constants)
     return state, cmds
@@ -243,7 +252,7 @@ def change_lines(old: Mapping[str, Any], new: Mapping[str, Any], policies_pushed
     if not enabled(constants):
         return []
     state = _replay(old, policies_pushed, constants)[0]
-    before, after = old.get(TABLE) or {}, new.get(TABLE) or {}
+    before, after = _rows(old), _rows(new)
     cmds: list[str] = []
     for key in sorted(set(before) - set(after)):
         if KEY.match(key):
