@@ -25,6 +25,7 @@ from frr_semantics import parse, semantics
 from reference import REFERENCE, TEMPLATES, needs_reference
 
 from twin.stages.render import bgpcfgd
+from twin.stages.render import bgpcfgd_internal as internal
 from twin.stages.render import bgpcfgd_peer_types as types
 from twin.stages.render.frr_differences import adapt_lines
 from twin.stages.render.sonic_templates import TEMPLATES as TEMPLATES_DIR
@@ -55,12 +56,10 @@ MAIN_EMULATED = ("base", "ipv6_lo")
 STALE = {"ipv6_lo": "its .conf holds Loopback0 55.55.55.55 and no exit-address-family, its .json has only "
                     "Loopback0 fc00::1/128: SONiC's tests never render it"}
 # The peer types bgpcfgd has besides "general" that twin does not emulate.
-OTHER_PEER_TYPES = {
-    "internal": "BGP_INTERNAL_NEIGHBOR (multi-ASIC iBGP)", "sentinels": "BGP_SENTINELS",
-    "voq_chassis": "BGP_VOQ_CHASSIS_NEIGHBOR",
-}
-# The peer types twin emulates besides general, with their templates (twin.stages.render.bgpcfgd_peer_types).
-PEER_TYPES = ("monitors", "dynamic")
+OTHER_PEER_TYPES = {"voq_chassis": "BGP_VOQ_CHASSIS_NEIGHBOR"}
+# The peer types twin emulates besides general, with their templates (twin.stages.render.bgpcfgd_peer_types,
+# bgpcfgd_internal).
+PEER_TYPES = ("monitors", "dynamic", "internal", "sentinels")
 
 
 def _canonical(text: str | list[str]) -> list[str]:
@@ -147,6 +146,18 @@ def _twin_peer_type(peer_type: str, template: str, params: dict[str, Any]) -> li
         if template == "peer-group.conf":
             return types.monitor_peer_group_lines(meta, params.get("loopback0_ipv4"))
         return types.monitor_policies_lines()
+    if peer_type == "internal":
+        if template == "instance.conf":
+            return internal.instance_lines(params["neighbor_addr"], session, meta)
+        if template == "peer-group.conf":
+            return internal.peer_group_lines(meta)
+        return internal.policies_lines(meta, params.get("CONFIG_DB__LOOPBACK_INTERFACE"), params.get("constants", {}))
+    if peer_type == "sentinels":
+        if template == "instance.conf":
+            return types.sentinel_instance_lines(session, params["bgp_asn"])
+        if template == "peer-group.conf":
+            return types.sentinel_peer_group_lines()
+        return types.sentinel_policies_lines(params.get("constants", {}))
     if template == "instance.conf":
         return types.dynamic_instance_lines(session, meta, params.get("CONFIG_DB__LOOPBACK_INTERFACE"),
                                             params.get("constants", {}))
@@ -157,7 +168,7 @@ def _twin_peer_type(peer_type: str, template: str, params: dict[str, Any]) -> li
 
 def test_every_emulated_peer_type_has_vectors() -> None:
     assert {c.values[0] for c in _peer_type_cases()} == set(PEER_TYPES)
-    assert len(_peer_type_cases()) >= 8
+    assert len(_peer_type_cases()) >= 20
 
 
 @pytest.mark.parametrize(("peer_type", "template", "case"), _peer_type_cases())

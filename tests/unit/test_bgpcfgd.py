@@ -328,3 +328,16 @@ def test_bbr_table_removed_changes_nothing_in_frr(t1: ConfigDb) -> None:
     """BBRMgr's DEL handler only logs: allowas-in stays as it was."""
     old, new = _pair(t1, _set("BGP_BBR", value={"all": {"status": "enabled"}}), same)
     assert frr_lines(old, new) == []
+
+
+def test_device_neighbor_metadata_changes_nothing(t0: ConfigDb) -> None:
+    """bgpcfgd stores DEVICE_NEIGHBOR_METADATA (BGPDataBaseMgr); a peer manager reads it only with
+    constants.yml bgp.use_neighbors_meta, which SONiC ships false, and no template reads it."""
+    db = copy.deepcopy(t0)
+    db["DEVICE_NEIGHBOR_METADATA"] = {"t1-1": {"hwsku": "Arista-VM", "mgmt_addr": "10.64.247.200",
+                                               "type": "LeafRouter"}}
+    assert not bgpcfgd.SONIC_CONSTANTS["bgp"].get("use_neighbors_meta")
+    assert _lines(db) == _lines(t0)
+    assert frr_lines(t0, db) == []
+    del db["DEVICE_NEIGHBOR_METADATA"]["t1-1"]
+    assert frr_lines(t0, db) == []

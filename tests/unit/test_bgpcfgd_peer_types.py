@@ -198,3 +198,76 @@ def test_peer_range_written_as_yang_s_leaf_list_gets_its_policies_only(t0: Confi
     assert added == ["route-map FROM_BGP_SPEAKER permit 10", "route-map TO_BGP_SPEAKER deny 1", *_op()]
     assert frr_lines(db, _set("BGP_PEER_RANGE", "BGPSLBPassive", "src_address", value="10.1.0.33")(
         copy.deepcopy(db))) == added  # retried on every SET, failing again
+
+
+# -- BGP_INTERNAL_NEIGHBOR ------------------------------------------------------------------------
+
+
+INTERNAL = {"asn": "65101", "name": "asic1", "rrclient": "1"}
+
+
+def _with_lo4096(db: ConfigDb) -> ConfigDb:
+    out = copy.deepcopy(db)
+    out["LOOPBACK_INTERFACE"].update({"Loopback4096": {}, "Loopback4096|10.9.0.1/32": {}})
+    return out
+
+
+def test_internal_neighbor_in_internal_peer_v4(t0: ConfigDb) -> None:
+    lines = _lines(_with(_with_lo4096(t0), "BGP_INTERNAL_NEIGHBOR", "10.9.0.2", INTERNAL))
+    assert _block(lines, "  neighbor 10.9.0.2 remote-as 65101") == _op(
+        "  neighbor 10.9.0.2 remote-as 65101", "  neighbor 10.9.0.2 description asic1",
+        "  neighbor 10.9.0.2 timers 3 10", "  neighbor 10.9.0.2 timers connect 10", "  address-family ipv4",
+        "    neighbor 10.9.0.2 peer-group INTERNAL_PEER_V4", "    neighbor 10.9.0.2 route-reflector-client",
+        "    neighbor 10.9.0.2 activate", "  exit-address-family")
+    assert "    neighbor INTERNAL_PEER_V4 allowas-in 1" in lines
+    assert "route-map FROM_BGP_INTERNAL_PEER_V6 permit 1" in lines
+    assert "route-map TO_BGP_INTERNAL_PEER_V4 permit 100" in lines
+
+
+@pytest.mark.parametrize("edit", [
+    pytest.param(lambda db: db, id="no-loopback4096"),
+    pytest.param(lambda db: db["LOOPBACK_INTERFACE"].update({"Loopback4096": {}}), id="loopback4096-without-address"),
+])
+def test_internal_neighbor_waits_for_loopback4096(t0: ConfigDb, edit: Any) -> None:
+    db = _with(t0, "BGP_INTERNAL_NEIGHBOR", "10.9.0.2", INTERNAL)
+    edit(db)
+    assert not any("INTERNAL_PEER" in line or "10.9.0.2" in line for line in _lines(db))
+    ready = _with_lo4096(db)
+    added = frr_lines(db, ready)
+    assert added is not None and "  neighbor 10.9.0.2 remote-as 65101" in added  # added once it comes
+
+
+def test_internal_neighbor_removed_and_shut_at_runtime(t0: ConfigDb) -> None:
+    base = _with_lo4096(t0)
+    db = _with(base, "BGP_INTERNAL_NEIGHBOR", "10.9.0.2", INTERNAL)
+    shut = _set("BGP_INTERNAL_NEIGHBOR", "10.9.0.2", "admin_status", value="down")(copy.deepcopy(db))
+    assert frr_lines(db, shut) == _op("neighbor 10.9.0.2 shutdown")
+    assert frr_lines(db, base) == _op("no neighbor 10.9.0.2")
+
+
+# -- BGP_SENTINELS --------------------------------------------------------------------------------
+
+
+SENTINEL = {"ip_range": "10.253.0.0/24", "name": "BGPSentinel", "src_address": "10.1.0.1"}
+
+
+def test_sentinel_is_an_ibgp_listen_group_taking_the_sentinel_community(t0: ConfigDb) -> None:
+    lines = _lines(_with(t0, "BGP_SENTINELS", "BGPSentinel", SENTINEL))
+    assert "bgp community-list standard sentinel_community permit 12345:12346 no-export" in lines
+    block = _block(lines, "  neighbor BGPSentinel peer-group")
+    assert block[:5] == ["router bgp 65101", "  neighbor BGPSentinel peer-group",
+                         "  neighbor BGPSentinel remote-as 65101",
+                         "  neighbor BGPSentinel update-source 10.1.0.1",
+                         "  bgp listen range 10.253.0.0/24 peer-group BGPSentinel"]
+    assert block.count("    neighbor BGPSentinel maximum-prefix 200") == 2
+
+
+def test_sentinel_changes_at_runtime(t0: ConfigDb) -> None:
+    db = _with(t0, "BGP_SENTINELS", "BGPSentinel", SENTINEL)
+    added = frr_lines(t0, db)
+    assert added is not None
+    assert added[0] == "bgp community-list standard sentinel_community permit 12345:12346 no-export"
+    wider = _set("BGP_SENTINELS", "BGPSentinel", "ip_range", value="10.253.0.0/24,10.254.0.0/24")(copy.deepcopy(db))
+    assert frr_lines(db, wider) == []   # no update template: only admin_status is applied
+    assert frr_lines(db, t0) == [*_op("no bgp listen range 10.253.0.0/24 peer-group BGPSentinel"),
+                                 *_op("no neighbor BGPSentinel")]

@@ -91,15 +91,18 @@ def test_what_sonic_would_act_on_and_twin_would_not_is_named_entry_by_entry(leaf
 
 
 def test_the_reader_is_the_config_s_own(leaf1: ConfigDb) -> None:
-    """BGP_SENTINELS is bgpcfgd's: a frrcfgd config's (SONiC ignores it there too) is not judged by it;
-    BGP_MONITORS, emulated for bgpcfgd, is reported by neither."""
+    """BGP_VOQ_CHASSIS_NEIGHBOR is bgpcfgd's: a frrcfgd config's (SONiC ignores it there too) is not judged by
+    it; BGP_MONITORS, emulated for bgpcfgd, is reported by neither."""
     db = copy.deepcopy(leaf1)
-    db["BGP_SENTINELS"] = {"BGPSentinel": {"ip_range": "10.1.0.0/24", "name": "BGPSentinel", "src_address": "10.0.0.1"}}
+    db["BGP_VOQ_CHASSIS_NEIGHBOR"] = {"10.0.0.9": {"asn": "65100", "name": "lc2"}}
     db["BGP_MONITORS"] = {"10.20.30.40": {"admin_status": "up", "asn": "65000", "name": "BGPMonitor"}}
     assert not_emulated(db) == []
     db["DEVICE_METADATA"]["localhost"]["frr_mgmt_framework_config"] = "false"
     assert [str(i) for i in not_emulated(db) if i.table.startswith("BGP_")] == [
-        "BGP_SENTINELS|BGPSentinel: not emulated (BGP sentinels are not rendered)"]
+        "BGP_VOQ_CHASSIS_NEIGHBOR|10.0.0.9: not emulated (bgpcfgd's voq_chassis peers (iBGP between a VOQ "
+        "chassis' linecards over their inband ports, peer groups VOQ_CHASSIS_V4/V6) exist on DEVICE_METADATA "
+        "switch_type voq only, which twin's single-ASIC emulation refuses (bgpcfgd.check_scope); render such a "
+        "switch with --sonic-templates)"]
 
 
 def test_validate_reports_it_unless_accepted(tmp_path: Path, leaf1: ConfigDb) -> None:

@@ -20,10 +20,11 @@ Twin renders the lines SONiC's templates would (`main_lines`, `policies_lines`, 
 `instance_lines` take the variables bgpcfgd and sonic-cfggen give the templates) and passes them
 through twin.stages.render.frr_differences (the one allow-list of where twin's FRR differs).
 
-Besides the general peers, bgpcfgd's monitors (BGP_MONITORS: the BGPMON peer group) and dynamic
+Besides the general peers, bgpcfgd's internal (BGP_INTERNAL_NEIGHBOR: INTERNAL_PEER_V4/V6, once
+Loopback4096 has an address), monitors (BGP_MONITORS: the BGPMON peer group) and dynamic
 (BGP_PEER_RANGE: listen ranges) peer managers are emulated the same way, their templates in
-twin.stages.render.bgpcfgd_peer_types: added when their dependencies are met, removed on a DEL, updated
-on a SET as update_peer does (admin_status; a dynamic peer's ip_range).
+twin.stages.render.bgpcfgd_internal and bgpcfgd_peer_types: added when their dependencies are met,
+removed on a DEL, updated on a SET as update_peer does (admin_status; a dynamic peer's ip_range).
 
 Scope: a single-ASIC, non-chassis switch of type ToRRouter, LeafRouter or SpineRouter (and others
 without a branch of their own in the templates), IPv4 and IPv6 neighbors of the default VRF; the rest
@@ -44,6 +45,7 @@ from twin.model.config_db import ConfigDb
 from twin.model.errors import TwinError
 from twin.stages.render import bgpcfgd_aggregate as aggregate
 from twin.stages.render import bgpcfgd_allow_list as allow_list
+from twin.stages.render import bgpcfgd_internal as internal
 from twin.stages.render import bgpcfgd_peer_types as types
 from twin.stages.render import bgpcfgd_prefix_list as prefix_list
 from twin.stages.render import bgpcfgd_static as static
@@ -62,6 +64,8 @@ SONIC_CONSTANTS: dict[str, Any] = {
                        "default_pl_rules": {"v4": ["deny 0.0.0.0/0 le 17", "permit 127.0.0.1/32"],
                                             "v6": ["deny 0::/0 le 59", "deny 0::/0 ge 65"]}},
         "bbr": {"enabled": True, "default_state": "disabled"},
+        "use_neighbors_meta": False, "use_deployment_id": False,
+        "sentinel_community": "12345:12346",
         "peers": {"general": {"bbr": {"PEER_V4": ["ipv4"], "PEER_V6": ["ipv6"]}}},
     },
 }
@@ -309,7 +313,10 @@ def _version(addr: str) -> int:
 
 
 # bgpcfgd's peer managers twin emulates: peer type -> the CONFIG_DB table it reads (main.py).
-PEER_TABLES = {"general": "BGP_NEIGHBOR", "monitors": "BGP_MONITORS", "dynamic": "BGP_PEER_RANGE"}
+PEER_TABLES = {"general": "BGP_NEIGHBOR", "internal": "BGP_INTERNAL_NEIGHBOR", "monitors": "BGP_MONITORS",
+               "dynamic": "BGP_PEER_RANGE", "sentinels": "BGP_SENTINELS"}
+# Peer types keyed by a peer group's name, over listen ranges: their template fails without `ip_range`.
+RANGE_TYPES = ("dynamic", "sentinels")
 
 
 @dataclass(frozen=True)
@@ -344,12 +351,16 @@ def _local_interface(db: ConfigDb, local_addr: str) -> bool:
 
 def _added(db: ConfigDb, peer: Peer) -> bool:
     """Whether add_peer puts the neighbor into FRR now, rather than waiting for its dependencies:
-    bgp_asn and type in DEVICE_METADATA, the Loopback0 interface with an IPv4 address (or a
-    bgp_router_id), an interface address at all, and the neighbor's local_addr on an interface."""
+    bgp_asn and type in DEVICE_METADATA, the Loopback0 interface (and Loopback4096 for an internal
+    peer) with an IPv4 address (or a bgp_router_id), an interface address at all, and the neighbor's
+    local_addr on an interface."""
     meta = _metadata(db)
     if bgp_asn(db) is None or "type" not in meta or "Loopback0" not in db.get("LOOPBACK_INTERFACE", {}):
         return False
-    if loopback(db, "Loopback0", 4) is None and "bgp_router_id" not in meta:
+    names = ("Loopback0", *internal.EXTRA_LOOPBACKS) if peer.kind == "internal" else ("Loopback0",)
+    if any(n not in db.get("LOOPBACK_INTERFACE", {}) for n in names):
+        return False
+    if "bgp_router_id" not in meta and any(loopback(db, n, 4) is None for n in names):
         return False
     if not any(_prefixes(db.get(t)) for t in INTERFACE_TABLES):
         return False
@@ -386,9 +397,11 @@ def _renderable(db: ConfigDb, peer: Peer) -> bool:
     if peer.kind == "dynamic":
         meta = {"localhost": _metadata(db)}
         return "ip_range" in peer.session and bool(types.dynamic_remote_as(peer.session, meta, SONIC_CONSTANTS))
+    if peer.kind == "sentinels":
+        return "ip_range" in peer.session
     if not _version(peer.addr):
         return False
-    return peer.kind != "general" or bool(peer.session.get("asn"))
+    return peer.kind not in ("general", "internal") or bool(peer.session.get("asn"))
 
 
 def _rows(db: ConfigDb, kind: str) -> list[Peer]:
@@ -401,7 +414,7 @@ def attempts(db: ConfigDb, kind: str = "general") -> list[Peer]:
     before it renders the peer's template; a dynamic peer whose template fails (no `ip_range`, which a
     list written as YANG's leaf-list never has: twin.stages.render.bgpcfgd_fields) gets no further."""
     return sorted((p for p in _rows(db, kind) if p.vrf == "default" and _added(db, p)
-                   and (kind == "dynamic" or _renderable(db, p))), key=_order)
+                   and (kind in RANGE_TYPES or _renderable(db, p))), key=_order)
 
 
 def peers(db: ConfigDb, kind: str = "general") -> list[Peer]:
@@ -460,6 +473,11 @@ def _type_groups(db: ConfigDb, kind: str, constants: Mapping[str, Any]) -> tuple
         return types.monitor_policies_lines(), types.monitor_peer_group_lines(meta, first_loopback_ipv4(db))
     if kind == "dynamic":
         return types.dynamic_policies_lines(), types.dynamic_peer_group_lines()
+    if kind == "internal":
+        return (internal.policies_lines(meta, db.get("LOOPBACK_INTERFACE"), constants),
+                internal.peer_group_lines(meta))
+    if kind == "sentinels":
+        return types.sentinel_policies_lines(constants), types.sentinel_peer_group_lines()
     return policies_lines(constants), peer_group_lines(meta, {"status": bbr_status(db, constants)})
 
 
@@ -478,6 +496,10 @@ def neighbor_lines(db: ConfigDb, peer: Peer, constants: Mapping[str, Any] = SONI
     meta = {"localhost": _metadata(db)}
     if peer.kind == "monitors":
         return _apply_op(asn, types.monitor_instance_lines(peer.addr, peer.session, asn))
+    if peer.kind == "internal":
+        return _apply_op(asn, internal.instance_lines(peer.addr, peer.session, meta))
+    if peer.kind == "sentinels":
+        return _apply_op(asn, types.sentinel_instance_lines(peer.session, asn))
     if peer.kind == "dynamic":
         return _apply_op(asn, types.dynamic_instance_lines(peer.session, meta, db.get("LOOPBACK_INTERFACE"),
                                                            constants))
@@ -588,13 +610,13 @@ def _update_lines(asn: str, was: Peer, peer: Peer) -> list[str]:
 
 
 def _delete_lines(asn: str, peer: Peer) -> list[str]:
-    """del_handler: a dynamic peer's listen ranges first (one apply_op each), then `no neighbor`."""
-    if peer.kind != "dynamic":
+    """del_handler: a dynamic or sentinel group's listen ranges first (one apply_op each), then `no neighbor`."""
+    if peer.kind not in RANGE_TYPES:
         return _apply_op(asn, [f"no neighbor {peer.addr}"])
     lines: list[str] = []
     for ip_range in types.ip_ranges(peer.session):
         lines += _apply_op(asn, [f"no bgp listen range {ip_range} peer-group {peer.addr}"])
-    return [*lines, *_apply_op(asn, types.dynamic_delete_lines(peer.addr))]
+    return [*lines, *_apply_op(asn, [f"no neighbor {peer.addr}"])]
 
 
 def _bbr_groups(constants: Mapping[str, Any]) -> dict[str, list[str]]:

@@ -1,5 +1,6 @@
-"""The templates of bgpcfgd's peer types other than general: what SONiC renders for BGP_MONITORS and
-BGP_PEER_RANGE (sonic-buildimage dockers/docker-fpm-frr/frr/bgpd/templates/{monitors,dynamic}, at 086b03bd).
+"""The templates of bgpcfgd's monitors, dynamic and sentinels peer types: what SONiC renders for BGP_MONITORS,
+BGP_PEER_RANGE and BGP_SENTINELS (sonic-buildimage dockers/docker-fpm-frr/frr/bgpd/templates/{monitors,dynamic,
+sentinels}, at 086b03bd).
 
 Each function takes the variables bgpcfgd's BGPPeerMgrBase gives the template and returns its lines
 (comments and blank lines left out, as bgpcfgd's ConfigMgr reads none). twin.stages.render.bgpcfgd
@@ -13,7 +14,11 @@ decides when bgpcfgd renders them and wraps them as apply_op and BGPPeerGroupMgr
   and TO_BGP_SPEAKER (deny all), no peer group template of its own, and the instance: a passive peer
   group with `bgp listen range` for each of `ip_range`, remote-as `peer_asn` (else constants'
   deployment_id_asn_map of DEVICE_METADATA deployment_id) and update-source `src_address` (else
-  Loopback1's IPv4 address); on a change of `ip_range` update.conf.j2 adds and removes ranges.
+  Loopback1's IPv4 address); on a change of `ip_range` update.conf.j2 adds and removes ranges;
+- sentinels (BGP_SENTINELS, keyed by the peer group's name): FROM_BGP_SENTINEL passing only routes with
+  constants' sentinel community (and no-export), TO_BGP_SENTINEL, and an iBGP peer group over `ip_range`
+  sending all paths and taking at most 200 prefixes; a change other than admin_status is not applied
+  (the type has no update template).
 """
 
 from __future__ import annotations
@@ -147,6 +152,34 @@ def dynamic_update_lines(bgp_session: Mapping[str, Any], delete_ranges: list[str
             *(f"  bgp listen range {r} peer-group {g}" for r in add_ranges)]
 
 
-def dynamic_delete_lines(neighbor_addr: str) -> list[str]:
-    """dynamic/delete.conf.j2 (the listen ranges are removed before it, one apply_op each)."""
-    return [f"no neighbor {neighbor_addr}"]
+# -- sentinels ---------------------------------------------------------------------------------
+
+
+def sentinel_policies_lines(constants: Mapping[str, Any]) -> list[str]:
+    """sentinels/policies.conf.j2: routes from a sentinel pass only with constants' sentinel community."""
+    community = (constants.get("bgp") or {}).get("sentinel_community")
+    lines = ([f"bgp community-list standard sentinel_community permit {community} no-export",
+              "route-map FROM_BGP_SENTINEL permit 100", " match community sentinel_community"]
+             if community is not None else [])
+    return [*lines, "route-map FROM_BGP_SENTINEL deny 200", "route-map TO_BGP_SENTINEL permit 100"]
+
+
+def sentinel_peer_group_lines() -> list[str]:
+    """sentinels/peer-group.conf.j2 holds nothing but comments."""
+    return []
+
+
+def sentinel_instance_lines(bgp_session: Mapping[str, Any], bgp_asn: str) -> list[str]:
+    """sentinels/instance.conf.j2: an iBGP peer group named `name` over `ip_range`, all paths sent,
+    at most 200 prefixes taken, in IPv4 and IPv6."""
+    g = bgp_session.get("name", "")
+    lines = [f"  neighbor {g} peer-group", f"  neighbor {g} remote-as {bgp_asn}"]
+    if "src_address" in bgp_session:
+        lines.append(f"  neighbor {g} update-source {_ip(bgp_session['src_address'])}")
+    lines += [f"  bgp listen range {r} peer-group {g}" for r in ip_ranges(bgp_session)]
+    for family in ("ipv4", "ipv6"):
+        lines += [f"  address-family {family}", f"    neighbor {g} activate", f"    neighbor {g} addpath-tx-all-paths",
+                  f"    neighbor {g} soft-reconfiguration inbound", f"    neighbor {g} route-map FROM_BGP_SENTINEL in",
+                  f"    neighbor {g} route-map TO_BGP_SENTINEL out", f"    neighbor {g} maximum-prefix 200",
+                  "  exit-address-family"]
+    return lines
