@@ -59,15 +59,7 @@ SAMPLES = sorted(MANIFEST["samples"])
 # the samples issue 38 names, which twin refused
 NAMED = ("t0-sample-graph", "sample-cisco-8101-t1-100", "sample-arista-7260-dualtor")
 # samples twin does not yet render as SONiC does, and why (each fails the comparison until fixed)
-RENDER_DIFFERS = {
-    "t0-sample-bgp-speaker": "BGP_PEER_RANGE ip_range is a list in the config (sonic-cfggen and `config save` "
-                             "write it so; ConfigDBConnector reads `ip_range@` back as one): twin's dynamic peer "
-                             "(bgpcfgd_peer_types.ip_ranges) splits str(list) and renders `bgp listen range "
-                             "['10.10.10.10/26' peer-group BGPSLBPassive`, a line FRR refuses; SONiC's "
-                             "dynamic/instance.conf.j2 cannot split a list and bgpcfgd renders no instance",
-    "sample-arista-7260-dualtor": "BGP_PEER_RANGE ip_range is a list (see t0-sample-bgp-speaker): twin renders "
-                                  "`bgp listen range ['10.255.0.0/25'] peer-group BGPSLBPassive`",
-}
+RENDER_DIFFERS: dict[str, str] = {}
 
 
 def printed(name: str) -> dict[str, Any]:
@@ -222,13 +214,14 @@ def _lines(text: str) -> set[LinePath]:
 
 
 def _peer_type_pushes(root: Path, db: dict[str, Any]) -> list[str]:
-    """What bgpcfgd's monitors and dynamic peer managers push, rendered with SONiC's own templates: per peer,
-    BGPPeerGroupMgr.update (policies, then `router bgp` + peer-group) and add_peer's instance; a template that
-    fails to render pushes nothing (add_peer and update log the TemplateError)."""
+    """What bgpcfgd's monitors and dynamic peer managers push, rendered with SONiC's own templates: per peer
+    add_peer goes through (bgpcfgd.attempts), BGPPeerGroupMgr.update (policies, then `router bgp` + peer-group)
+    and add_peer's instance; a template that fails to render pushes nothing (add_peer and update log the
+    TemplateError): a dynamic peer whose ip_range is a list arrives as `ip_range@`, its instance fails."""
     env, consts, asn = bgpcfgd_environment(root), constants(root), bgpcfgd.bgp_asn(db)
     pushes = []
     for kind in ("monitors", "dynamic"):
-        for peer in bgpcfgd.peers(db, kind):
+        for peer in bgpcfgd.attempts(db, kind):
             kwargs = bgpcfgd.template_vars(db, peer, consts)
             for template, wrap in (("policies", "{}"), ("peer-group", f"router bgp {asn}\n{{}}\nexit"),
                                    ("instance", f"router bgp {asn}\n bgp suppress-fib-pending\n{{}}\nexit")):
