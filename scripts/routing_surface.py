@@ -36,6 +36,10 @@ SWSS_NAMES = {
     "BGP_DEVICE_GLOBAL", "BGP_BBR_TABLE_NAME": "BGP_BBR", "BGP_AGGREGATE_ADDRESS_TABLE_NAME": "BGP_AGGREGATE_ADDRESS",
 }
 UNREVIEWED = {"status": "not emulated", "reason": "not reviewed"}
+# Fields of a bgpcfgd table its manager hands to another daemon, listed apart from the table (bgpcfgd's
+# managers read rows whole, so the generator finds no fields of theirs): STATIC_ROUTE `bfd` true is
+# staticroutebfd's (managers_static_rt.py skips such a route).
+BGPCFGD_FIELDS = {"STATIC_ROUTE": ["bfd"]}
 # What SONiC's swss config managers (sonic-swss cfgmgr: portmgrd, intfmgrd, vlanmgrd, teammgrd,
 # vrfmgrd) read of the routing-relevant tables and program into the kernel: named here, as that code
 # is in sonic-swss, not sonic-buildimage.
@@ -134,7 +138,8 @@ def surface(repo: Path, old: dict[str, Any]) -> dict[str, Any]:
         for field in ["*", *fields]:   # "*": the entry itself (a key frrcfgd turns into a line or a block)
             add("frrcfgd", table, field)
     for table in bgpcfgd_tables(_source(repo, BGPCFGD)):
-        add("bgpcfgd", table, "*")
+        for field in ["*", *BGPCFGD_FIELDS.get(table, [])]:
+            add("bgpcfgd", table, field)
     for table in SWSS_TABLES:
         add("swss", table, "*")
     return {"source": "sonic-net/sonic-buildimage", "commit": _commit(repo),

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from twin.model.routing_surface import not_emulated
 from twin.stages.configdb import ConfigDb
 from twin.stages.render.bgpcfgd_static import StaticRoutes, next_hops
 from twin.stages.render.frr import render_frr
@@ -90,3 +91,11 @@ def test_a_failed_set_is_not_kept() -> None:
     mgr = StaticRoutes("65101", {})
     assert mgr.set("10.1.0.0/24", {"nexthop": "10.0.0.1,10.0.0.3", "ifname": "Ethernet0"}) == []
     assert mgr.routes == {}
+
+
+def test_a_bfd_route_is_named_not_emulated(t0: ConfigDb) -> None:
+    """staticroutebfd's routes (bfd "true") are left out by bgpcfgd and by twin, and reported as such."""
+    db = _with(t0, {"10.50.0.0/24": {"nexthop": "10.0.0.0"}, "10.51.0.0/24": {"nexthop": "10.0.0.0", "bfd": "true"}})
+    assert not any("10.51.0.0" in line for line in render_frr(db).splitlines())
+    assert [(i.table, i.key, i.field) for i in not_emulated(db) if i.table == "STATIC_ROUTE"] == [
+        ("STATIC_ROUTE", "10.51.0.0/24", "bfd")]
