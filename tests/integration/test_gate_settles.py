@@ -95,8 +95,8 @@ def test_a_drill_refuses_to_start_on_a_broken_fabric_and_says_what_is_broken(lab
 
 
 def test_a_table_twin_does_not_emulate_fails_verify_and_names_itself(lab: str) -> None:
-    """A static route, as SONiC's frrcfgd reads it: stored in CONFIG_DB as SONiC stores it, logged by the
-    agent, and `twin verify` fails naming it, until it is gone."""
+    """A VLAN (this kernel has no 8021q): stored in CONFIG_DB as SONiC stores it, logged by the agent, and
+    `twin verify` fails naming it, until it is gone."""
     from twin.gnmi.client import SwitchClient
     from twin.host.rundir import lab_dir
     from twin.lab.running import RunningLab
@@ -104,18 +104,18 @@ def test_a_table_twin_does_not_emulate_fails_verify_and_names_itself(lab: str) -
     with SwitchClient.of(RunningLab.load(lab), "leaf1") as sw:
         config = sw.get("/sonic-db:CONFIG_DB/localhost/")
         assert isinstance(config, dict)
-        sw.replace_config({**config, "STATIC_ROUTE": {"default|10.99.0.0/24": {"nexthop": "10.0.0.64"}}})
+        sw.replace_config({**config, "VLAN": {"Vlan100": {"vlanid": "100"}}})
     try:
         doc = json.loads(twin("verify", "--name", lab, "--json", check=False).stdout)
         check = next(c for c in doc["checks"] if c["name"] == "not-emulated")
         assert check["status"] == "failure"
         assert [(i["subject"], i["message"].split(":")[0]) for i in check["items"] if i["status"] == "failure"] == [
-            ("leaf1", "STATIC_ROUTE|default|10.99.0.0/24")]
-        assert "STATIC_ROUTE|default|10.99.0.0/24: not emulated" in (lab_dir(lab) / "agent.log").read_text()
+            ("leaf1", "VLAN|Vlan100")]
+        assert "VLAN|Vlan100: not emulated" in (lab_dir(lab) / "agent.log").read_text()
     finally:
         with SwitchClient.of(RunningLab.load(lab), "leaf1") as sw:
             config = sw.get("/sonic-db:CONFIG_DB/localhost/")
             assert isinstance(config, dict)
-            config.pop("STATIC_ROUTE", None)
+            config.pop("VLAN", None)
             sw.replace_config(config)
     assert twin("verify", "--name", lab, check=False).returncode == 0

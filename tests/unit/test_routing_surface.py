@@ -80,14 +80,17 @@ def test_twin_s_own_configs_hold_nothing_it_does_not_emulate(leaf1: ConfigDb) ->
 
 def test_what_sonic_would_act_on_and_twin_would_not_is_named_entry_by_entry(leaf1: ConfigDb) -> None:
     db = copy.deepcopy(leaf1)
-    db["STATIC_ROUTE"] = {"default|10.9.0.0/24": {"nexthop": "10.0.0.64"}}
+    db["OSPFV2_ROUTER"] = {"default": {"enable": "true"}}
+    db["STATIC_ROUTE"] = {"default|10.9.0.0/24": {"nexthop": "10.0.0.64", "track": "1"}}
     db["IP_SLA"] = {"1": {"icmp_dst_ip": "10.0.0.64"}}
-    db["PORTCHANNEL"] = {"PortChannel1": {"min_links": "1"}}
+    db["VLAN"] = {"Vlan100": {"vlanid": "100"}}
     found = [str(item) for item in not_emulated(db)]
-    assert "STATIC_ROUTE|default|10.9.0.0/24: not emulated (twin does not render it: FRR never gets it)" in found
+    assert any(line.startswith("OSPFV2_ROUTER|default: not emulated (OSPF is not run") for line in found)
+    assert any(line.startswith("STATIC_ROUTE|default|10.9.0.0/24 track: not emulated") for line in found)
+    assert not any(line.startswith("STATIC_ROUTE|default|10.9.0.0/24 nexthop") for line in found)
     assert "IP_SLA|1: not emulated (IP SLA is not emulated)" in found
-    assert any(line.startswith("PORTCHANNEL|PortChannel1: not emulated (this kernel has no bonding") for line in found)
-    assert [str(i) for i in not_emulated(db, accepted=["STATIC_ROUTE", "IP_SLA", "PORTCHANNEL"])] == []
+    assert "VLAN|Vlan100: not emulated (this kernel has no 8021q module: VLANs are not emulated)" in found
+    assert [str(i) for i in not_emulated(db, accepted=["OSPFV2_ROUTER", "STATIC_ROUTE", "IP_SLA", "VLAN"])] == []
 
 
 def test_the_reader_is_the_config_s_own(leaf1: ConfigDb) -> None:
@@ -107,25 +110,25 @@ def test_the_reader_is_the_config_s_own(leaf1: ConfigDb) -> None:
 
 def test_validate_reports_it_unless_accepted(tmp_path: Path, leaf1: ConfigDb) -> None:
     db = copy.deepcopy(leaf1)
-    db["STATIC_ROUTE"] = {"default|10.9.0.0/24": {"nexthop": "10.0.0.64"}}
+    db["OSPFV2_ROUTER"] = {"default": {"enable": "true"}}
     (tmp_path / "leaf1").mkdir()
     (tmp_path / "leaf1" / "config_db.json").write_text(json.dumps(db))
     _, findings = validate_folder(tmp_path, yang=False)
     surface_findings = [f for f in findings if f.check == "surface"]
     assert [(f.where, "accept_not_emulated" in f.fix) for f in surface_findings] == [
-        ("STATIC_ROUTE|default|10.9.0.0/24", True)]
-    _, findings = validate_folder(tmp_path, yang=False, accepted=["STATIC_ROUTE"])
+        ("OSPFV2_ROUTER|default", True)]
+    _, findings = validate_folder(tmp_path, yang=False, accepted=["OSPFV2_ROUTER"])
     assert [f for f in findings if f.check == "surface"] == []
 
 
 def test_verify_fails_on_it_naming_the_switch_and_the_entry(leaf1: ConfigDb) -> None:
     db = copy.deepcopy(leaf1)
-    db["STATIC_ROUTE"] = {"default|10.9.0.0/24": {"nexthop": "10.0.0.64"}}
+    db["OSPFV2_ROUTER"] = {"default": {"enable": "true"}}
     result = surface_check({"leaf1": db, "leaf2": leaf1}).evaluate({})  # type: ignore[union-attr]
     assert result.status == "failure"
     assert [(i.subject, i.message.split(":")[0]) for i in result.failures] == [
-        ("leaf1", "STATIC_ROUTE|default|10.9.0.0/24")]
-    accepted = surface_check({"leaf1": db}, ["STATIC_ROUTE"])
+        ("leaf1", "OSPFV2_ROUTER|default")]
+    accepted = surface_check({"leaf1": db}, ["OSPFV2_ROUTER"])
     assert accepted is not None and accepted.evaluate({}).status == "success"
 
 
@@ -152,7 +155,7 @@ def _generator() -> Any:
 FRRCFGD_SHAPE = '''
 class BGPConfigDaemon:
     global_key_map = [('router_id', '{no:no-prefix}bgp router-id {}'),
-                      (['max_med_admin', '+max_med_admin_val'], 'x')]
+                      (['max_med_admin', '+max_med_admin_val'], 'x'), ('sid_vpn_per_vrf_export_explicit', 'x')]
     cmn_key_map = [('asn&peer_type', 'remote-as'), ('name', 'description')]
     nbr_key_map = [('peer_group_name', 'peer-group')]
     tbl_to_key_map = {'BGP_GLOBALS': global_key_map, 'BGP_NEIGHBOR': cmn_key_map[0:1] + nbr_key_map + cmn_key_map[1:]}
@@ -172,7 +175,7 @@ def test_the_generator_reads_frrcfgd_s_tables_and_fields_and_bgpcfgd_s_managers(
     gen = _generator()
     tables = gen.frrcfgd_tables(FRRCFGD_SHAPE)
     assert {t: sorted(f) for t, f in tables.items()} == {
-        "BGP_GLOBALS": ["max_med_admin", "max_med_admin_val", "router_id"],
+        "BGP_GLOBALS": ["max_med_admin", "max_med_admin_val", "router_id", "sid_vpn_per_vrf_export_explicit"],
         "BGP_NEIGHBOR": ["asn", "name", "peer_group_name", "peer_type"], "PREFIX_SET": []}
     assert gen.bgpcfgd_tables(BGPCFGD_SHAPE) == ["DEVICE_METADATA", "BGP_MONITORS"]
 
@@ -191,7 +194,8 @@ def test_the_generator_keeps_every_table_of_the_committed_surface(tmp_path: Path
     by = {(e["reader"], e["table"], e["field"]): e for e in new["entries"]}
     assert by[("frrcfgd", "BGP_GLOBALS", "router_id")]["status"] == "emulated"
     assert by[("bgpcfgd", "BGP_MONITORS", "*")]["test"].startswith("tests/fidelity/test_bgpcfgd_vectors.py")
-    assert by[("frrcfgd", "BGP_GLOBALS", "max_med_admin")]["status"] == "not emulated"
+    assert by[("frrcfgd", "BGP_GLOBALS", "max_med_admin")]["status"] == "emulated"
+    assert by[("frrcfgd", "BGP_GLOBALS", "sid_vpn_per_vrf_export_explicit")]["status"] == "not emulated"
     assert new["commit"] == subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True,
                                            text=True, check=True).stdout.strip()
 

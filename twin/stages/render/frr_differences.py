@@ -57,7 +57,7 @@ FRR_DIFFERENCES: tuple[Difference, ...] = (
     Difference(r"interface \S+|(?:no )?link-detect", None,
                "zebra follows link state from the kernel; twin renders no per-interface zebra stanza"),
     Difference(r"ipv6 route \S+ Loopback0", None,
-               "twin's switches run no staticd and their loopback is `lo`; twin forwards IPv4"),
+               "twin's switches have no Loopback0 device (their loopback is `lo`); twin forwards IPv4"),
     Difference(r"(?:no )?fpm use-next-hop-groups|fpm address \S+|zebra nexthop-group keep \d+", None,
                "no fpmsyncd: the kernel of the switch's namespace is its forwarding plane"),
     Difference(r"zebra nexthop kernel enable", "no zebra nexthop kernel enable",
@@ -97,6 +97,34 @@ FRR_DIFFERENCES: tuple[Difference, ...] = (
     Difference(None, "set extcommunity rt|soo <members>",
                "ROUTE_MAP set_ext_community_ref and route-origin-only set_ext_community_inline, as frrcfgd "
                "sends them (see above)", twin_lines=r"set extcommunity (?:rt|soo) \S+(?: \S+)*"),
+    # frrcfgd's instance templates (bgpd.conf.db.j2, nbr_or_peer.j2, addr_family.j2), where FRR refuses or drops
+    # SONiC's line or the template ignores a field (twin.stages.render.frrcfgd_bgp)
+    Difference(r"neighbor \S+ password \S+ encrypted", None,
+               "BGP_NEIGHBOR/BGP_PEER_GROUP auth_password: the template and frrcfgd write `password <value> "
+               "encrypted`, a word FRR 8.4 refuses (`% Unknown command`), so FRR runs the session without TCP MD5; "
+               "twin leaves the line out (the field is listed as not emulated)"),
+    Difference(r"bgp dampening \d+ \d+(?: \d+)?", None,
+               "BGP_GLOBALS_AF route_flap_dampen with a half-life and a reuse threshold but not all four values: "
+               "the template writes what it has, FRR takes none or all of them (`% Command incomplete`)"),
+    Difference(None, "timers bgp <keepalive> <holdtime>",
+               "BGP_GLOBALS keepalive/holdtime: the template ignores them, frrcfgd sends `timers bgp` when they are "
+               "Set; twin renders it", twin_lines=r"timers bgp \d+ \d+"),
+    Difference(None, "neighbor X local-as <local_asn> no-prepend [replace-as]",
+               "BGP_NEIGHBOR/BGP_PEER_GROUP local_as_no_prepend, local_as_replace_as: the template writes `local-as "
+               "N` alone; frrcfgd adds them when they are Set (replace-as only after no-prepend: FRR refuses it "
+               "alone), and twin renders that", twin_lines=r"neighbor \S+ local-as \d+ no-prepend(?: replace-as)?"),
+    Difference(None, "neighbor X bfd check-control-plane-failure",
+               "BGP_NEIGHBOR/BGP_PEER_GROUP bfd_check_ctrl_plane_failure: the template ignores it, frrcfgd sends "
+               "it when it is Set; twin renders it with `bfd` true (FRR turns BFD on with it)",
+               twin_lines=r"neighbor \S+ bfd check-control-plane-failure"),
+    Difference(None, "neighbor X strict-capability-match",
+               "BGP_NEIGHBOR/BGP_PEER_GROUP strict_capability_match: the template compares the string with a "
+               "boolean and never writes it (its line would be `strict-capability-match true`, which FRR refuses); "
+               "frrcfgd sends `strict-capability-match`, and twin renders it",
+               twin_lines=r"neighbor \S+ strict-capability-match"),
+    Difference(None, "bgp confederation identifier|peers ...",
+               "BGP_GLOBALS confed_id/confed_peers: the template ignores them, frrcfgd sends them when they are "
+               "Set; twin renders them", twin_lines=r"bgp confederation (?:identifier \d+|peers \d+(?: \d+)*)"),
     # Lines only twin renders (header_lines and, for frrcfgd configs, frr.py's RM_SET_SRC):
     Difference(None, "frr version 8.4", "the FRR twin runs"),
     Difference(None, "frr defaults traditional",
@@ -122,8 +150,12 @@ NOT_EMULATED: dict[str, str] = {
     "BMP": "FEATURE bmp/frr_bmp enabled: twin's FRR runs without the bmp module",
     "traffic shift and IDF isolation": "BGP_DEVICE_GLOBAL|STATE tsa_enabled / idf_isolation_state: twin renders "
                                        "the unisolated switch",
-    "peer types other than general": "BGP_PEER_RANGE, BGP_INTERNAL_NEIGHBOR, BGP_MONITORS, BGP_SENTINELS, "
-                                     "BGP_VOQ_CHASSIS_NEIGHBOR are not rendered",
+    "voq chassis peers": "BGP_VOQ_CHASSIS_NEIGHBOR (bgpcfgd's voq_chassis peer type) needs switch_type voq, which "
+                         "check_scope refuses; every other peer type is rendered",
+    "a dynamic peer group without an ASN": "BGP_PEER_RANGE without peer_asn on a switch whose deployment_id has "
+                                           "no ASN in constants.yml: FRR refuses the template's `remote-as` and "
+                                           "every listen range, SONiC keeps an empty passive peer group, twin "
+                                           "renders none (no session can form either way)",
     "neighbors in a VRF": "BGP_NEIGHBOR `Vrf|IP` other than default: twin's switches have one routing table",
     "neighbors keyed by an interface": "the general templates take IP addresses (frrcfgd configs do BGP unnumbered)",
 }
