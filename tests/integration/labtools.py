@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -133,3 +134,36 @@ def without_yang() -> str | None:
         return None
     return (f"SONiC's YANG models are not on this machine ({where()}): the switches list no models in "
             "Capabilities and judge Sets with twin's built-in digest of them, whose messages are not libyang's")
+
+
+ConfigDb = dict[str, dict[str, Any]]
+
+
+def switch_configs(lab: str) -> dict[str, ConfigDb]:
+    """Every switch's config_db.json as `twin up` wrote it (the nodes running bgpd)."""
+    nodes = Path(f"/run/twin/{lab}/nodes")
+    return {p.parent.name: json.loads(p.read_text()) for p in sorted(nodes.glob("*/config_db.json"))
+            if (p.parent / "bgpd.vty").exists()}
+
+
+def classic(db: ConfigDb, routing_mode: str | None = None) -> ConfigDb:
+    """The same switch in community SONiC's classic dialect: bgpcfgd, BGP_NEIGHBOR keyed by IP;
+    `routing_mode`: DEVICE_METADATA's docker_routing_config_mode to set (e.g. separated)."""
+    out = {t: rows for t, rows in copy.deepcopy(db).items() if not t.startswith(("BGP_", "ROUTE_MAP"))}
+    meta = out["DEVICE_METADATA"]["localhost"]
+    meta.pop("frr_mgmt_framework_config")
+    if routing_mode is not None:
+        meta["docker_routing_config_mode"] = routing_mode
+    out["BGP_NEIGHBOR"] = {key.split("|", 1)[1]: {f: v for f, v in row.items()
+                                                  if f in ("asn", "name", "local_addr", "admin_status")}
+                           for key, row in db["BGP_NEIGHBOR"].items()}
+    return out
+
+
+def push_folder(lab: str, folder: Path, configs: dict[str, ConfigDb]) -> None:
+    """Write `configs` as <switch>/config_db.json under `folder` and push them; every switch takes its own."""
+    for name, db in configs.items():
+        (folder / name).mkdir(parents=True, exist_ok=True)
+        (folder / name / "config_db.json").write_text(json.dumps(db))
+    pushed = twin_json("push", "--name", lab, "--configs", str(folder))
+    assert all(s["ok"] for s in pushed["switches"]), pushed

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import netns_exec, running_lab, twin, twin_json, until
+from labtools import classic, netns_exec, push_folder, running_lab, switch_configs, twin, twin_json, until
 from pygnmi.client import gNMIclient
 
 pytestmark = pytest.mark.needs_root
@@ -28,28 +28,10 @@ def lab() -> Iterator[str]:
         yield name
 
 
-def _generated(lab: str) -> dict[str, ConfigDb]:
-    nodes = Path(f"/run/twin/{lab}/nodes")
-    return {p.parent.name: json.loads(p.read_text()) for p in sorted(nodes.glob("*/config_db.json"))
-            if (p.parent / "bgpd.vty").exists()}
 
 
-def _classic(db: ConfigDb) -> ConfigDb:
-    """The switch in the classic dialect: bgpcfgd, BGP_NEIGHBOR keyed by IP."""
-    out = {t: rows for t, rows in copy.deepcopy(db).items() if not t.startswith(("BGP_", "ROUTE_MAP"))}
-    out["DEVICE_METADATA"]["localhost"].pop("frr_mgmt_framework_config")
-    out["BGP_NEIGHBOR"] = {key.split("|", 1)[1]: {f: v for f, v in row.items()
-                                                  if f in ("asn", "name", "local_addr", "admin_status")}
-                           for key, row in db["BGP_NEIGHBOR"].items()}
-    return out
 
 
-def _push(lab: str, tmp: Path, configs: dict[str, ConfigDb]) -> None:
-    for name, db in configs.items():
-        (tmp / name).mkdir(parents=True, exist_ok=True)
-        (tmp / name / "config_db.json").write_text(json.dumps(db))
-    pushed = twin_json("push", "--name", lab, "--configs", str(tmp))
-    assert all(s["ok"] for s in pushed["switches"]), pushed
 
 
 def _kernel(lab: str, node: str, proto: str) -> dict[str, list[str]]:
@@ -71,8 +53,8 @@ def _client(lab: str, node: str) -> gNMIclient:
 
 
 def test_bgpcfgd_managers_run_what_sonic_runs(lab: str, tmp_path: Path) -> None:
-    generated = _generated(lab)
-    configs = {name: _classic(db) for name, db in generated.items()}
+    generated = switch_configs(lab)
+    configs = {name: classic(db) for name, db in generated.items()}
     leaf1 = configs["leaf1"]
     hop = sorted(leaf1["BGP_NEIGHBOR"])[0]
     leaf1["BGP_MONITORS"] = {"10.20.30.40": {"name": "BGPMonitor", "admin_status": "up"}}
@@ -83,7 +65,7 @@ def test_bgpcfgd_managers_run_what_sonic_runs(lab: str, tmp_path: Path) -> None:
     leaf1["PREFIX_LIST"] = {"SUPPRESS_PREFIX|10.96.0.0/24": {}}
     leaf1["STATIC_ROUTE"] = {f"default|{STATIC}": {"nexthop": hop}}
     try:
-        _push(lab, tmp_path / "classic", configs)
+        push_folder(lab, tmp_path / "classic", configs)
         assert until(lambda: _kernel(lab, "leaf1", "static") == {STATIC: [hop]}, timeout=30), \
             _kernel(lab, "leaf1", "static")
         assert until(lambda: STATIC in _kernel(lab, "leaf2", "bgp"), timeout=60), "redistributed with tag 1"
@@ -99,7 +81,7 @@ def test_bgpcfgd_managers_run_what_sonic_runs(lab: str, tmp_path: Path) -> None:
         assert by_name["not-emulated"]["status"] == "success", by_name["not-emulated"]
         changed = copy.deepcopy(configs)   # a change: the route's next hop gone, a blackhole route added
         changed["leaf1"]["STATIC_ROUTE"] = {f"default|{LATER}": {"blackhole": "true"}}
-        _push(lab, tmp_path / "changed", changed)
+        push_folder(lab, tmp_path / "changed", changed)
         assert until(lambda: _kernel(lab, "leaf1", "static") == {LATER: ["blackhole"]}, timeout=10), \
             _kernel(lab, "leaf1", "static")
         assert until(lambda: STATIC not in _kernel(lab, "leaf2", "bgp") and LATER in _kernel(lab, "leaf2", "bgp"),
@@ -109,5 +91,5 @@ def test_bgpcfgd_managers_run_what_sonic_runs(lab: str, tmp_path: Path) -> None:
         assert until(lambda: _kernel(lab, "leaf1", "static") == {}, timeout=10), _kernel(lab, "leaf1", "static")
         assert until(lambda: LATER not in _kernel(lab, "leaf2", "bgp"), timeout=30)
     finally:
-        _push(lab, tmp_path / "back", generated)
+        push_folder(lab, tmp_path / "back", generated)
     assert until(lambda: twin_json("verify", "--name", lab, check=False)["passed"], timeout=60)

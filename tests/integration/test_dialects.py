@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from collections.abc import Iterator
@@ -10,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import netns_exec, running_lab, twin, twin_json, until
+from labtools import classic, netns_exec, push_folder, running_lab, switch_configs, twin, twin_json, until
 
 ConfigDb = dict[str, dict[str, Any]]
 
@@ -21,30 +20,10 @@ def lab() -> Iterator[str]:
         yield name
 
 
-def _configs(lab: str) -> dict[str, ConfigDb]:
-    nodes = Path(f"/run/twin/{lab}/nodes")
-    return {p.parent.name: json.loads(p.read_text()) for p in sorted(nodes.glob("*/config_db.json"))
-            if (p.parent / "bgpd.vty").exists()}
 
 
-def classic(db: ConfigDb) -> ConfigDb:
-    """The same switch in community SONiC's classic dialect: bgpcfgd, BGP_NEIGHBOR keyed by IP."""
-    out = {t: rows for t, rows in copy.deepcopy(db).items() if not t.startswith(("BGP_", "ROUTE_MAP"))}
-    meta = out["DEVICE_METADATA"]["localhost"]
-    meta.pop("frr_mgmt_framework_config")
-    meta["docker_routing_config_mode"] = "separated"
-    out["BGP_NEIGHBOR"] = {key.split("|", 1)[1]: {f: v for f, v in row.items()
-                                                  if f in ("asn", "name", "local_addr", "admin_status")}
-                           for key, row in db["BGP_NEIGHBOR"].items()}
-    return out
 
 
-def _push(lab: str, tmp: Path, configs: dict[str, ConfigDb]) -> None:
-    for name, db in configs.items():
-        (tmp / name).mkdir(parents=True, exist_ok=True)
-        (tmp / name / "config_db.json").write_text(json.dumps(db))
-    pushed = twin_json("push", "--name", lab, "--configs", str(tmp))
-    assert all(s["ok"] for s in pushed["switches"]), pushed
 
 
 def _summary(lab: str, node: str) -> dict[str, Any]:
@@ -65,9 +44,10 @@ def _established(lab: str, node: str) -> bool:
 
 
 def test_classic_configs_announce_loopbacks_over_every_spine(lab: str, tmp_path: Path) -> None:
-    generated = _configs(lab)
+    generated = switch_configs(lab)
     try:
-        _push(lab, tmp_path / "classic", {name: classic(db) for name, db in generated.items()})
+        push_folder(lab, tmp_path / "classic",
+                    {name: classic(db, routing_mode="separated") for name, db in generated.items()})
         assert until(lambda: _established(lab, "leaf1"))
         loopback = generated["leaf2"]["LOOPBACK_INTERFACE"]
         leaf2_lo = next(k.split("|")[1].split("/")[0] for k in loopback if "|" in k)
@@ -87,17 +67,17 @@ def test_classic_configs_announce_loopbacks_over_every_spine(lab: str, tmp_path:
         # the servers sit on routed ports, which bgpcfgd does not announce: the lab's intent fails
         assert by_name["server-reachability"]["status"] == "failure"
     finally:
-        _push(lab, tmp_path / "back", generated)
+        push_folder(lab, tmp_path / "back", generated)
     assert until(lambda: twin_json("verify", "--name", lab, check=False)["passed"], timeout=60)
 
 
 def test_frrcfgd_config_without_activation_carries_nothing(lab: str, tmp_path: Path) -> None:
     """Without BGP_PEER_GROUP_AF, frrcfgd activates no address family (`no bgp default ipv4-unicast`):
     FRR keeps such a peer Idle ("not active for any AFI/SAFI"), on SONiC's FRR as on the twin."""
-    generated = _configs(lab)
+    generated = switch_configs(lab)
     broken = {name: {t: rows for t, rows in db.items() if t != "BGP_PEER_GROUP_AF"} for name, db in generated.items()}
     try:
-        _push(lab, tmp_path / "noaf", broken)
+        push_folder(lab, tmp_path / "noaf", broken)
         assert until(lambda: not _bgp_routes(lab, "leaf1"))
         time.sleep(2)
         assert _bgp_routes(lab, "leaf1") == []
@@ -109,5 +89,5 @@ def test_frrcfgd_config_without_activation_carries_nothing(lab: str, tmp_path: P
         assert by_name["bgp-sessions"]["status"] == "failure"
         assert by_name["ecmp-width"]["status"] == "failure"
     finally:
-        _push(lab, tmp_path / "back", generated)
+        push_folder(lab, tmp_path / "back", generated)
     assert until(lambda: twin_json("verify", "--name", lab, check=False)["passed"], timeout=60)
