@@ -34,7 +34,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 from reference import REFERENCE, TEMPLATES, needs_reference
 
 from twin.gnmi.push import with_lab_management, with_sonic_tables
-from twin.model.errors import PlanError
 from twin.model.routing_surface import not_emulated
 from twin.stages.load.loader import load_topology
 from twin.stages.render import bgpcfgd
@@ -168,12 +167,10 @@ def test_a_containerlab_bind_takes_the_sample(name: str, tmp_path: Path) -> None
     assert len(facts.sessions) == len(ipv4) > 0
 
 
-@pytest.mark.xfail(strict=True, raises=PlanError,
-                   reason="twin reads a config_db.json refusing null values (userfile.read_config_db); "
-                   "sonic-cfggen --print-data prints DEVICE_METADATA region and cloudtype as null, and SONiC's "
-                   "configdb-load (sonic-cfggen -j config_db.json --write-to-db) loads such a file, storing 'None'")
 @pytest.mark.parametrize("name", NAMED)
 def test_a_bind_takes_the_file_sonic_cfggen_printed(name: str, tmp_path: Path) -> None:
+    """The file as sonic-cfggen --print-data printed it, nulls and all (DEVICE_METADATA region and
+    cloudtype): SONiC's configdb load takes it, storing "None", and so does a bind."""
     assert _bind(tmp_path, printed(name)) is not None
 
 

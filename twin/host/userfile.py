@@ -322,8 +322,14 @@ def type_name(value: Any) -> str:
 
 def read_config_db(path: Path, *, within: Path | None = None,
                    missing_fix: str = "create it or fix the path") -> ConfigDb:
-    """A config_db.json: read_json, then config_db_problems; every problem in one PlanError."""
+    """A config_db.json: read_json, then config_db_problems; every problem in one PlanError. A null
+    value is the text "None", as SONiC's configdb load stores it (ConfigDBConnector's typed_to_raw
+    takes str() of every value; `sonic-cfggen --print-data` prints DEVICE_METADATA's region as null)."""
     db = read_json(path, within=within, missing_fix=missing_fix)
+    if isinstance(db, dict):
+        db = {table: {key: {f: "None" if v is None else v for f, v in row.items()} if isinstance(row, dict) else row
+                      for key, row in rows.items()} if isinstance(rows, dict) else rows
+              for table, rows in db.items()}
     problems = config_db_problems(path, db)
     if problems:
         raise PlanError(problems)
