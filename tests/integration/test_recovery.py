@@ -74,7 +74,7 @@ def test_a_killed_bgpd_is_named_and_frr_restart_brings_it_back(lab: str) -> None
 
     restart = twin_json("frr", "restart", "leaf1", "--name", lab)
     assert "zebra" in " ".join(restart["stopped"]) and "bgpd" not in " ".join(restart["stopped"])
-    assert restart["started"] == ["zebra", "bgpd", "bfdd"]
+    assert restart["started"] == ["zebra", "bgpd", "staticd", "bfdd"]
     assert until(lambda: _healthy_and_established(lab), timeout=90)
     assert set(_bgp_states(lab, "leaf1").values()) == {"Established"}
     assert twin("verify", "--name", lab, "--json", check=False).returncode == 0
@@ -85,8 +85,8 @@ def test_every_frr_daemon_killed_and_a_change_made_meanwhile(lab: str) -> None:
     included; the config daemon then carries on from there."""
     assert until(lambda: _healthy_and_established(lab), timeout=90)
     rundir = node_dir(lab, "spine1")
-    _kill(*(rundir / f"{d}.pid" for d in ("zebra", "bgpd", "bfdd")))
-    assert until(lambda: len([f for f in _failures(_status(lab), "switch-daemons") if f.startswith("spine1:")]) == 3,
+    _kill(*(rundir / f"{d}.pid" for d in ("zebra", "bgpd", "staticd", "bfdd")))
+    assert until(lambda: len([f for f in _failures(_status(lab), "switch-daemons") if f.startswith("spine1:")]) == 4,
                  timeout=60)
     neighbor = next(k for k in json.loads((rundir / "programmed.json").read_text())["BGP_NEIGHBOR"])
     key = f"BGP_NEIGHBOR|{neighbor}"
@@ -95,7 +95,7 @@ def test_every_frr_daemon_killed_and_a_change_made_meanwhile(lab: str) -> None:
                  ["admin_status"] == "down")
 
     restart = twin_json("frr", "restart", "spine1", "--name", lab)
-    assert restart["stopped"] == [] and restart["started"] == ["zebra", "bgpd", "bfdd"]
+    assert restart["stopped"] == [] and restart["started"] == ["zebra", "bgpd", "staticd", "bfdd"]
     peer = neighbor.split("|")[-1]
     running = twin("exec", "--name", lab, "spine1", "--", "vtysh", "-c", "show running-config").stdout
     assert f"neighbor {peer} shutdown" in running
