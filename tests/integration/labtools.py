@@ -95,6 +95,14 @@ def running_lab(target: str | Path, prefix: str, *up_args: str, check_clean: boo
             assert leftovers(name) == []
 
 
+def clos_lab_file(folder: Path, clos: str) -> Path:
+    """A lab file (and its topology) in `folder` for a Clos fabric of `clos`, e.g.
+    "spines: 2, leaves: 2, servers_per_leaf: 1"; no drills."""
+    (folder / "fabric.yaml").write_text(f"name: fab\nkind: clos\nclos: {{{clos}}}\n")
+    (folder / "lab.yaml").write_text(f"name: fab\ntopology: {folder / 'fabric.yaml'}\n")
+    return folder / "lab.yaml"
+
+
 @contextmanager
 def private_redis(where: Path, *options: str) -> Iterator[Path]:
     """A redis-server of its own on a unix socket in `where` (no TCP, no persistence), with extra

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import leftovers, netns_exec, twin, twin_json, unique, until
+from labtools import clos_lab_file, netns_exec, running_lab, twin, twin_json, until
 
 pytestmark = pytest.mark.needs_root
 
@@ -21,15 +21,9 @@ pytestmark = pytest.mark.needs_root
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("gate")
-    (folder / "fabric.yaml").write_text("name: gate\nkind: clos\nclos: {spines: 2, leaves: 2, servers_per_leaf: 1}\n")
-    (folder / "lab.yaml").write_text(f"name: gate\ntopology: {folder / 'fabric.yaml'}\n")
-    name = unique("gs")
-    try:
-        assert twin_json("up", str(folder / "lab.yaml"), "--name", name)["healthy"]
+    lab_file = clos_lab_file(folder, "spines: 2, leaves: 2, servers_per_leaf: 1")
+    with running_lab(lab_file, "gs", check_clean=True) as name:
         yield name
-    finally:
-        twin("down", "--name", name, check=False)
-    assert leftovers(name) == []
 
 
 def rehearse(lab: str, change: Path, text: str) -> tuple[int, dict[str, Any]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import leftovers, netns_exec, twin, twin_json, unique, until
+from labtools import clos_lab_file, netns_exec, running_lab, twin, twin_json, until
 
 pytestmark = pytest.mark.needs_root
 HOLD_S = 9   # the lab's BGP hold time
@@ -29,16 +29,9 @@ BUNDLE = {"leaf1": (("Ethernet128", "Ethernet132"), "10.0.0.251/31", "10.0.0.250
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("pc")
-    (folder / "fabric.yaml").write_text(
-        "name: pc\nkind: clos\nclos: {spines: 1, leaves: 2, servers_per_leaf: 1, links_per_spine: 2}\n")
-    (folder / "lab.yaml").write_text(f"name: pc\ntopology: {folder / 'fabric.yaml'}\n")
-    name = unique("pc")
-    try:
-        assert twin_json("up", str(folder / "lab.yaml"), "--name", name)["healthy"]
+    lab_file = clos_lab_file(folder, "spines: 1, leaves: 2, servers_per_leaf: 1, links_per_spine: 2")
+    with running_lab(lab_file, "pc", check_clean=True) as name:
         yield name
-    finally:
-        twin("down", "--name", name, check=False)
-    assert leftovers(name) == []
 
 
 def _bundled(lab: str, out: Path, min_links: int) -> Path:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from labtools import leftovers, netns_exec, twin, twin_json, unique
+from labtools import clos_lab_file, netns_exec, running_lab, twin
 
 pytestmark = pytest.mark.needs_root
 FILTERED = "10.2.0.0/31"   # leaf1's server subnet
@@ -27,15 +27,9 @@ FILTER = f"""leaf2:
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     folder = tmp_path_factory.mktemp("pfx")
-    (folder / "fabric.yaml").write_text("name: pfx\nkind: clos\nclos: {spines: 2, leaves: 2, servers_per_leaf: 1}\n")
-    (folder / "lab.yaml").write_text(f"name: pfx\ntopology: {folder / 'fabric.yaml'}\n")
-    name = unique("pf")
-    try:
-        assert twin_json("up", str(folder / "lab.yaml"), "--name", name)["healthy"]
+    lab_file = clos_lab_file(folder, "spines: 2, leaves: 2, servers_per_leaf: 1")
+    with running_lab(lab_file, "pf", check_clean=True) as name:
         yield name
-    finally:
-        twin("down", "--name", name, check=False)
-    assert leftovers(name) == []
 
 
 def _routes(lab: str, node: str) -> set[str]:
