@@ -95,11 +95,11 @@ def running_lab(target: str | Path, prefix: str, *up_args: str, check_clean: boo
             assert leftovers(name) == []
 
 
-def clos_lab_file(folder: Path, clos: str) -> Path:
+def clos_lab_file(folder: Path, clos: str, settings: str = "") -> Path:
     """A lab file (and its topology) in `folder` for a Clos fabric of `clos`, e.g.
-    "spines: 2, leaves: 2, servers_per_leaf: 1"; no drills."""
+    "spines: 2, leaves: 2, servers_per_leaf: 1"; no drills; `settings`: more of the lab file's lines."""
     (folder / "fabric.yaml").write_text(f"name: fab\nkind: clos\nclos: {{{clos}}}\n")
-    (folder / "lab.yaml").write_text(f"name: fab\ntopology: {folder / 'fabric.yaml'}\n")
+    (folder / "lab.yaml").write_text(f"name: fab\ntopology: {folder / 'fabric.yaml'}\n{settings}")
     return folder / "lab.yaml"
 
 

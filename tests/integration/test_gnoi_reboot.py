@@ -1,25 +1,59 @@
-"""gNOI System on a real lab: Time, and Reboot COLD of leaf1 booting it from its saved config."""
+"""gNOI System on a real lab: Time; Reboot COLD of leaf1, silent on its management address, booting it
+from its saved config; Reboot WARM, silent too, restarting FRR while the kernel keeps forwarding.
+
+SONiC's warm reboot keeps a ToR's routes in its neighbours through BGP graceful restart: the warm test
+turns it on in leaf1's BGP_GLOBALS first (twin's generated configs leave it off) and resets the sessions
+so that the capability is exchanged. The lab has no BFD, whose sessions going down would end the
+graceful restart (FRR tears the BGP session down at once)."""
 
 from __future__ import annotations
 
 import json
+import socket
 import ssl
+import subprocess
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import grpc
 import pytest
-from labtools import netns_exec, running_lab, twin, twin_json, until
+from labtools import clos_lab_file, netns_exec, running_lab, twin, twin_json, until
 
+from twin.host.rundir import node_dir
 from twin.switch.gnoi.gnoi_pb.system import system_pb2, system_pb2_grpc
 
 SAVED, UNSAVED = "10.98.98.1", "10.99.99.1"
+SHUTDOWN_S, BOOT_S = 2, 6   # the lab file's reboot phases, short for the test
 
 
 @pytest.fixture(scope="module")
-def lab() -> Iterator[tuple[str, dict[str, Any]]]:
-    with running_lab("tests/integration/data/mini.yaml", "r") as name:
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, Any]]]:
+    lab_file = clos_lab_file(tmp_path_factory.mktemp("reboot"), "spines: 2, leaves: 2, servers_per_leaf: 1",
+                             f"reboot: {{shutdown_s: {SHUTDOWN_S}, boot_s: {BOOT_S}}}\n")
+    with running_lab(lab_file, "r") as name:
         yield name, twin_json("status", "--name", name)
+
+
+def _answers(status: dict[str, Any], node: str, port_of: str) -> bool:
+    """Whether `node`'s management address accepts a TCP connection on its SSH or gNMI port."""
+    target = next(n for n in status["nodes"] if n["name"] == node)[port_of]
+    try:
+        with socket.create_connection((target["host"], target["port"]), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _silent_then_back(status: dict[str, Any], node: str) -> tuple[float, float]:
+    """When (s after now) SSH and gNMI both stopped answering, and when both answered again."""
+    start = time.monotonic()
+    assert until(lambda: not _answers(status, node, "ssh") and not _answers(status, node, "gnmi"),
+                 timeout=SHUTDOWN_S + 10, every=0.1), "the management address kept answering"
+    down = time.monotonic() - start
+    assert until(lambda: _answers(status, node, "ssh") and _answers(status, node, "gnmi"),
+                 timeout=BOOT_S + 60, every=0.2), "the management address never answered again"
+    return down, time.monotonic() - start
 
 
 def _system(status: dict[str, Any], node: str) -> tuple[system_pb2_grpc.SystemStub, tuple[tuple[str, str], ...]]:
@@ -74,8 +108,11 @@ def test_cold_reboot_boots_from_the_saved_config(lab: tuple[str, dict[str, Any]]
     dropped = _dropped(name)
 
     stub.Reboot(system_pb2.RebootRequest(method=system_pb2.COLD, message="gnoi test"), metadata=auth)
-
+    # sonic-mgmt's test_gnoi_system_reboot_cold reads the status at once: the switch answers while it shuts down
+    assert stub.RebootStatus(system_pb2.RebootStatusRequest(), metadata=auth).active
     assert until(lambda: _dropped(name) > dropped, timeout=60), "spine1 never saw its sessions to leaf1 drop"
+    down, back = _silent_then_back(status, "leaf1")
+    assert down < SHUTDOWN_S + 2 and back >= BOOT_S
     assert until(lambda: _all_established(name), timeout=120), _sessions_to_leaf1(name)
     done = stub.RebootStatus(system_pb2.RebootStatusRequest(), metadata=auth)
     assert not done.active and done.status.status == system_pb2.RebootStatus.STATUS_SUCCESS, done
@@ -97,3 +134,54 @@ def test_reboot_while_rebooting_is_refused(lab: tuple[str, dict[str, Any]]) -> N
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert until(lambda: not stub.RebootStatus(system_pb2.RebootStatusRequest(), metadata=auth).active, timeout=120)
     assert until(lambda: _all_established(name), timeout=120)
+
+
+def _address(lab: str, node: str) -> str:
+    links = json.loads(netns_exec(lab, node, "ip", "-4", "-j", "addr", "show", "eth1").stdout)
+    return str(links[0]["addr_info"][0]["local"])
+
+
+def _bgpd_pid(lab: str) -> str:
+    return (node_dir(lab, "leaf1") / "bgpd.pid").read_text().strip()
+
+
+def _restarting_peer(lab: str) -> bool:
+    """Whether spine1 has learnt that leaf1 is a graceful-restart speaker (a helper of it)."""
+    sessions = _sessions_to_leaf1(lab)
+    return bool(sessions) and all(p.get("bgpState") == "Established"
+                                  and p.get("gracefulRestartInfo", {}).get("remoteGrMode") == "Restart"
+                                  for p in sessions)
+
+
+def test_warm_reboot_restarts_the_control_plane_and_keeps_forwarding(lab: tuple[str, dict[str, Any]]) -> None:
+    name, status = lab
+    stub, auth = _system(status, "leaf1")
+    _db_cli(name, "hset", "BGP_GLOBALS|default", "graceful_restart_enable", "true", "gr_preserve_fw_state", "true",
+            "gr_restart_time", "240")
+    assert until(lambda: "bgp graceful-restart preserve-fw-state" in twin(
+        "exec", "--name", name, "leaf1", "--", "vtysh", "-c", "show running-config").stdout, timeout=30)
+    twin("exec", "--name", name, "leaf1", "--", "vtysh", "-c", "clear bgp *")
+    assert until(lambda: _restarting_peer(name), timeout=120), _sessions_to_leaf1(name)
+    before, dropped, server2 = _bgpd_pid(name), _dropped(name), _address(name, "server2")
+    assert until(lambda: netns_exec(name, "server1", "ping", "-c1", "-W0.3", server2).returncode == 0, timeout=60)
+    # server1 (behind leaf1) to server2 (behind leaf2), every 10 ms, through the whole reboot
+    probe = subprocess.Popen(["ip", "netns", "exec", f"tw.{name}.server1", "ping", "-q", "-i", "0.01",
+                              "-W", "1", "-w", str(SHUTDOWN_S + BOOT_S + 20), server2],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1)
+        stub.Reboot(system_pb2.RebootRequest(method=system_pb2.WARM, message="warm test"), metadata=auth)
+        assert stub.RebootStatus(system_pb2.RebootStatusRequest(), metadata=auth).method == system_pb2.WARM
+        _silent_then_back(status, "leaf1")
+        assert until(lambda: _dropped(name) > dropped, timeout=30), "spine1 never saw bgpd's sessions end"
+        assert until(lambda: _all_established(name), timeout=120), _sessions_to_leaf1(name)
+        out, _ = probe.communicate(timeout=SHUTDOWN_S + BOOT_S + 40)
+    finally:
+        probe.kill()
+    assert _bgpd_pid(name) != before                        # FRR was restarted
+    sent, received = (int(word) for word in out.split("packets transmitted, ")[0].split()[-1:]
+                      + out.split("packets transmitted, ")[1].split()[:1])
+    assert sent > 1000 and received == sent, out             # and forwarding never stopped
+    done = stub.RebootStatus(system_pb2.RebootStatusRequest(), metadata=auth)
+    assert not done.active and done.status.status == system_pb2.RebootStatus.STATUS_SUCCESS, done
+    assert (done.method, done.reason) == (system_pb2.WARM, "warm test")

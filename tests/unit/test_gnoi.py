@@ -131,12 +131,17 @@ def test_methods_the_backend_refuses(stub: system_pb2_grpc.SystemStub, method: i
     assert err.details().endswith("error = RebootThread: Start rx'd unsupported method")
 
 
-@pytest.mark.parametrize("method", [system_pb2.HALT, system_pb2.WARM])
-def test_halt_and_warm_are_not_emulated(stub: system_pb2_grpc.SystemStub, switch: FakeSwitch, method: int) -> None:
-    err = _error(stub.Reboot, _reboot(method), metadata=AUTH)
+def test_halt_is_not_emulated(stub: system_pb2_grpc.SystemStub, switch: FakeSwitch) -> None:
+    err = _error(stub.Reboot, _reboot(system_pb2.HALT), metadata=AUTH)
     assert err.code() == grpc.StatusCode.UNIMPLEMENTED
     assert "use COLD" in err.details()
     assert switch.started == []
+
+
+def test_warm_reboot_is_started(stub: system_pb2_grpc.SystemStub, switch: FakeSwitch) -> None:
+    assert stub.Reboot(_reboot(system_pb2.WARM), metadata=AUTH) == system_pb2.RebootResponse()
+    assert switch.started == [("WARM", "drill")]
+    assert stub.RebootStatus(system_pb2.RebootStatusRequest(), metadata=AUTH).method == system_pb2.WARM
 
 
 def test_subcomponent_reset_is_answered_and_does_nothing(stub: system_pb2_grpc.SystemStub,
@@ -216,7 +221,7 @@ def test_switch_reboot_runs_one_at_a_time_in_the_background(monkeypatch: pytest.
     release = threading.Event()
     reboot = SwitchReboot(_Daemon(), ["Ethernet0", "Ethernet4"], launch=lambda argv: None)  # type: ignore[arg-type]
     assert reboot.kernel_ports == ["eth1", "Ethernet4"]
-    monkeypatch.setattr(reboot, "reboot", lambda: release.wait(10))
+    monkeypatch.setattr(reboot, "reboot", lambda method: release.wait(10))
     reboot.start("COLD", "drill")
     assert reboot.state().active
     with pytest.raises(RebootInProgress):
@@ -230,7 +235,7 @@ def test_switch_reboot_runs_one_at_a_time_in_the_background(monkeypatch: pytest.
 def test_a_failed_reboot_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     reboot = SwitchReboot(_Daemon(), [], launch=lambda argv: None)  # type: ignore[arg-type]
 
-    def fail() -> None:
+    def fail(method: str) -> None:
         raise OSError("config_db.json: no such file")
 
     monkeypatch.setattr(reboot, "reboot", fail)

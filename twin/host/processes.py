@@ -8,6 +8,7 @@ has a pid of its own (the last NSpid of /proc/PID/status): that is the pid its p
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import signal
 import time
@@ -129,6 +130,17 @@ def stop_processes(pids: list[int], grace: float = STOP_GRACE_S) -> None:
         if poll_until(gone, grace, 0.02):
             return
         pids = alive
+
+
+def kill_processes(pids: list[int], wait: float = STOP_GRACE_S) -> None:
+    """SIGKILL each of `pids` in turn, each gone before the next is killed (`pkill -9 a; pkill -9 b`)."""
+    for pid in pids:
+        if _signal_all([pid], signal.SIGKILL):
+            poll_until(functools.partial(_gone, pid), wait, 0.01)
+
+
+def _gone(pid: int) -> bool:
+    return not Path(f"/proc/{pid}").exists()
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h

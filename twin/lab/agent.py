@@ -15,7 +15,7 @@ from twin.kinds.registry import switch_kind
 from twin.lab.agent_preload import PreloadedAgent, agent_argv
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.model.errors import RuntimeBackendError
-from twin.model.lab import GnmiSettings
+from twin.model.lab import GnmiSettings, RebootSettings
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.switch.access.tls import make_cert, write_private
@@ -50,7 +50,7 @@ def prestart_agent(lab: str, preloaded: PreloadedAgent | None = None) -> subproc
 
 
 def configure_agent(state: LabState, plan: Plan, settings: GnmiSettings,
-                    templates: Path | None = None) -> AgentSettings:
+                    templates: Path | None = None, reboot: RebootSettings = RebootSettings()) -> AgentSettings:
     """Write the agent's settings (and TLS certificate), once every switch's databases serve and its
     management address is set: an agent started by prestart_agent sets every switch up from here,
     while their FRR launches (at 64 x 128 that is about 9 CPU-s of its own, which after the launch,
@@ -62,7 +62,7 @@ def configure_agent(state: LabState, plan: Plan, settings: GnmiSettings,
         make_cert(run_dir, f"twin-{state.lab}", [n.mgmt for n in switches if n.mgmt])
     doc = AgentSettings(port=settings.port, username=settings.username, password=settings.password,
                         tls=settings.tls, ssh_port=settings.ssh_port,
-                        sonic_templates=str(templates) if templates is not None else None,
+                        sonic_templates=str(templates) if templates is not None else None, reboot=reboot,
                         switches=[_switch_entry(state, plan, n.name) for n in switches])
     write_private(run_dir / "agent.json", doc.model_dump_json(indent=1).encode())  # it holds the password
     return doc

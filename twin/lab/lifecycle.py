@@ -34,7 +34,7 @@ def start_lab(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, ima
         prestarted.append(prestart_agent(lab_name, preloaded))
 
     def configure(state: LabState) -> None:  # the switches are prepared: it sets them up while FRR launches
-        agents.append(configure_agent(state, lab.plan, lab.gnmi, templates))
+        agents.append(configure_agent(state, lab.plan, lab.gnmi, templates, lab.reboot))
 
     def serving(state: LabState) -> None:  # every switch runs: wait for it while the fabric comes up
         on_step("waiting for the gNMI agent", 0, 0)

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from twin.model.lab import RebootSettings
+
 
 class AgentSwitch(BaseModel):
     """One switch the agent serves: where it lives and how its databases are reached."""
@@ -39,6 +41,7 @@ class AgentSettings(BaseModel):
     tls: bool
     ssh_port: int | None = None
     sonic_templates: str | None = None   # a SONiC release's FRR templates (None: twin's own renderer)
+    reboot: RebootSettings = RebootSettings()  # the lab file's `reboot:` phases of a gNOI reboot
     switches: list[AgentSwitch] = []
 
     def switch(self, name: str) -> AgentSwitch | None:

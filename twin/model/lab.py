@@ -56,6 +56,21 @@ class GnmiSettings(BaseModel):
     ssh_port: int = Field(22, ge=1, le=65535, description="SSH with the SONiC-like shell, same credentials")
 
 
+class RebootSettings(BaseModel):
+    """How long a switch's reboot (gNOI System.Reboot COLD or WARM) keeps its management plane in each
+    phase. A model of what a namespace does not go through: SONiC's reboot script stopping its
+    services while SSH and gNMI still answer, then the platform's firmware, kernel and systemd until
+    sshd and the gnmi container answer again. What happens to FRR, the kernel and CONFIG_DB in between
+    is real (twin.switch.restart.reboot)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    shutdown_s: float = Field(5, ge=0.5, le=600, description="the management address answers this long after "
+                              "the request, while the switch stops its services (RebootStatus reads active)")
+    boot_s: float = Field(30, ge=1, le=1800, description="then it answers nothing (SSH, gNMI, gNOI) this long, "
+                          "as a switch rebooting its CPU; sonic-mgmt's reboot helpers look for it down 10 s after "
+                          "the request")
+
+
 class LabFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str
@@ -70,6 +85,7 @@ class LabFile(BaseModel):
     drills: list[LabDrill] = Field([], description="the drills `twin ci` and `twin rehearse` run")
     traffic: list[LabTraffic] = Field([], description="collective patterns `twin ci` runs, with their bounds")
     roce: RoceSettings = RoceSettings()
+    reboot: RebootSettings = RebootSettings()
     accept_not_emulated: list[str] = Field(
         [], description="CONFIG_DB tables SONiC's routing stack reads and twin does not emulate that verify, ci and "
         "rehearse may let pass (they fail on any other; `twin validate --accept` does the same)")
@@ -82,6 +98,7 @@ class Lab(BaseModel):
     health: HealthSettings
     image: str | None = None
     gnmi: GnmiSettings = GnmiSettings()
+    reboot: RebootSettings = RebootSettings()
     drills: DrillSettings = DrillSettings()
     traffic: list[LabTraffic] = []
     roce: RoceSettings = RoceSettings()

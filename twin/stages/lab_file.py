@@ -83,7 +83,7 @@ def load_lab(path: Path) -> Lab:
         plan = plan_topology(load_topology(topo_path))
         return Lab(name=spec.name, runtime=spec.runtime, image=spec.image, health=spec.health, gnmi=spec.gnmi,
                    drills=settings, traffic=traffic,
-                   roce=spec.roce, plan=plan)
+                   roce=spec.roce, reboot=spec.reboot, plan=plan)
     plan = plan_topology(topology_from(doc))
     return Lab(name=plan.name, runtime="netns", health=HealthSettings(), plan=plan)
 

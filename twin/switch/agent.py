@@ -145,7 +145,7 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
         server, _ = guarded_server(sw.name, settings.username, settings.password)
         servicer = SonicGnmiServicer(ep, settings.username, settings.password, yang)
         gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
-        reboot = SwitchReboot.from_settings(sw, own[0]) if own is not None else None
+        reboot = SwitchReboot.from_settings(sw, own[0], settings.reboot) if own is not None else None
         if reboot is not None:
             services[sw.name] = functools.partial(reload_config, reboot)
         add_system_servicer(server, reboot, settings.username, settings.password)

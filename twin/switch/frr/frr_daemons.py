@@ -64,7 +64,8 @@ def split_supported(daemons: list[str]) -> tuple[list[str], list[str]]:
 VTY_ADDRESS = "127.0.0.1"  # SONiC's supervisord starts zebra, bgpd, bfdd and staticd with `-A 127.0.0.1`
 
 
-def daemon_command(daemon: str, pathspace: str, rundir: Path, config: Path | None = None) -> list[str]:
+def daemon_command(daemon: str, pathspace: str, rundir: Path, config: Path | None = None,
+                   extra: Sequence[str] = ()) -> list[str]:
     """FRR forbids dots in -N, so the namespace name `tw.lab.node` becomes `tw_lab_node`. With
     `config` the daemon reads that file as it starts (`-f`); without, it starts with no config.
     The daemon's TCP vty (2601 zebra, 2605 bgpd, 2617 bfdd, ...) listens on the node's 127.0.0.1
@@ -77,7 +78,7 @@ def daemon_command(daemon: str, pathspace: str, rundir: Path, config: Path | Non
         cmd += ["-f", str(config)]
     if daemon == "zebra":
         cmd += ["-s", "16777216"]
-    return cmd
+    return cmd + list(extra)
 
 
 def daemon_env() -> dict[str, str]:
@@ -115,11 +116,11 @@ def wait_for_sockets(rundir: Path, daemons: list[str], timeout: float = 20, file
 
 
 def start_frr(rundir: Path, pathspace: str, daemons: list[str], conf: str,
-              launch: Callable[[list[str]], None]) -> list[str]:
-    """Boot a node's FRR: the supported daemons start (launch_frr), then `conf` is loaded
-    (load_frr). Returns a warning per daemon this machine cannot run; RuntimeBackendError when
-    FRR refuses the config."""
-    skipped = launch_frr(rundir, pathspace, daemons, launch, _hostname_files(rundir, conf, daemons))
+              launch: Callable[[list[str]], None], extra: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+    """Boot a node's FRR: the supported daemons start (launch_frr, each with its `extra` options),
+    then `conf` is loaded (load_frr). Returns a warning per daemon this machine cannot run;
+    RuntimeBackendError when FRR refuses the config."""
+    skipped = launch_frr(rundir, pathspace, daemons, launch, _hostname_files(rundir, conf, daemons), extra)
     load_frr(rundir, conf)
     return skipped
 
@@ -148,11 +149,13 @@ class FrrBoot:
     configs: dict[str, Path]
     conf: str | None  # loaded with vtysh after the launch (start_frr's way); None: in the daemons' files
 
-    def launch(self, pathspace: str, launch: Callable[[list[str]], None]) -> list[str]:
-        """Start the daemons of `now`; returns a warning per daemon this machine cannot run."""
+    def launch(self, pathspace: str, launch: Callable[[list[str]], None],
+               extra: Mapping[str, Sequence[str]] | None = None) -> list[str]:
+        """Start the daemons of `now`, each with its `extra` options; returns a warning per daemon
+        this machine cannot run."""
         if self.conf is not None:
-            return start_frr(self.rundir, pathspace, self.now, self.conf, launch)
-        return launch_frr(self.rundir, pathspace, self.now, launch, self.configs)
+            return start_frr(self.rundir, pathspace, self.now, self.conf, launch, extra)
+        return launch_frr(self.rundir, pathspace, self.now, launch, self.configs, extra)
 
 
 def prepare_boot(rundir: Path, daemons: list[str], conf: str, later: Collection[str] = ()) -> FrrBoot:
@@ -206,13 +209,14 @@ def wait_bgp_established(rundir: Path, timeout: float) -> bool:
 
 
 def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callable[[list[str]], None],
-               configs: Mapping[str, Path] | None = None) -> list[str]:
+               configs: Mapping[str, Path] | None = None,
+               extra: Mapping[str, Sequence[str]] | None = None) -> list[str]:
     """Start the supported `daemons` (zebra first, its zserv socket awaited), each with its file of
-    `configs` if it has one, and wait for their vty sockets. Returns a warning per daemon this
-    machine cannot run."""
+    `configs` if it has one and its `extra` options, and wait for their vty sockets. Returns a
+    warning per daemon this machine cannot run."""
     start, skipped = split_supported(daemons)
     for d in start:
-        launch(daemon_command(d, pathspace, rundir, (configs or {}).get(d)))
+        launch(daemon_command(d, pathspace, rundir, (configs or {}).get(d), (extra or {}).get(d, ())))
         if d == "zebra":
             # Clients that find no zserv socket retry only seconds later: wait for zebra first.
             wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])

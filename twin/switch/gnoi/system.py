@@ -4,11 +4,12 @@ sonic-gnmi registers gnoi.system.System beside gNMI (gnmi_server/server.go: regi
 when native or translib writes are enabled) on the same port. Its RPCs and twin's answers:
 - Time: nanoseconds since the epoch.
 - Reboot: validated as ValidateRebootRequest does, then handed to the reboot backend
-  (sonic-framework rebootbackend), which answers at once and reboots in the background. COLD is a
-  cold reboot of the twin switch (twin.switch.restart.reboot). POWERDOWN and NSF are refused as the
-  backend refuses them; HALT and WARM, which the backend accepts, are UNIMPLEMENTED here (twin
-  cannot power a halted switch up again, and does not emulate a warm reboot's forwarding across
-  the restart). A switch twin only fronts (docker-sonic-vs) answers UNIMPLEMENTED.
+  (sonic-framework rebootbackend), which answers at once and reboots in the background. COLD and
+  WARM reboot the twin switch (twin.switch.restart.reboot): its management address goes silent,
+  COLD boots from the saved config, WARM restarts the control plane while the kernel keeps
+  forwarding. POWERDOWN and NSF are refused as the backend refuses them; HALT, which the backend
+  accepts, is UNIMPLEMENTED here (twin cannot power a halted switch up again). A switch twin only
+  fronts (docker-sonic-vs) answers UNIMPLEMENTED.
 - RebootStatus: the backend's status of the last reboot; CancelReboot: the backend's
   "not supported", wrapped as sonic-gnmi wraps it.
 - SwitchControlProcessor: an empty answer; Ping, Traceroute: UNIMPLEMENTED, as sonic-gnmi.
@@ -30,9 +31,8 @@ from twin.switch.restart.reboot import RebootInProgress, RebootState
 
 SONIC_VS_REBOOT = ("twin fronts this docker-sonic-vs switch over its redis; rebooting it is the container's "
                    "own business (docker restart), not twin's")
-HALT_WARM = {
+NOT_EMULATED = {
     system_pb2.HALT: "twin cannot power a halted switch up again (gNOI POWERUP is refused); use COLD",
-    system_pb2.WARM: "twin does not emulate a warm reboot (forwarding kept across the restart); use COLD",
 }
 BACKEND_METHODS = (system_pb2.COLD, system_pb2.HALT, system_pb2.WARM)  # RebootThread::Start accepts these
 BACKEND_BUSY = "Reboot not allowed at this time. Reboot or post-warmboot NSF in progress"
@@ -121,8 +121,8 @@ class SystemServicer(system_pb2_grpc.SystemServicer):
             _abort(context, *_backend_error(grpc.StatusCode.INVALID_ARGUMENT, BACKEND_BUSY))
         if request.method not in BACKEND_METHODS:
             _abort(context, *_backend_error(grpc.StatusCode.INVALID_ARGUMENT, BACKEND_METHOD))
-        if request.method in HALT_WARM:
-            _abort(context, grpc.StatusCode.UNIMPLEMENTED, HALT_WARM[request.method])
+        if request.method in NOT_EMULATED:
+            _abort(context, grpc.StatusCode.UNIMPLEMENTED, NOT_EMULATED[request.method])
         try:
             switch.start(system_pb2.RebootMethod.Name(request.method), request.message)
         except RebootInProgress:
