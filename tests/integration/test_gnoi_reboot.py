@@ -153,15 +153,24 @@ def _restarting_peer(lab: str) -> bool:
                                   for p in sessions)
 
 
-def test_warm_reboot_restarts_the_control_plane_and_keeps_forwarding(lab: tuple[str, dict[str, Any]]) -> None:
-    name, status = lab
-    stub, auth = _system(status, "leaf1")
+@pytest.fixture(scope="module")
+def graceful_leaf1(lab: tuple[str, dict[str, Any]]) -> str:
+    """leaf1 restarting gracefully, as SONiC's warm reboot needs, its neighbours knowing it."""
+    name = lab[0]
+    assert until(lambda: _all_established(name), timeout=120)
     _db_cli(name, "hset", "BGP_GLOBALS|default", "graceful_restart_enable", "true", "gr_preserve_fw_state", "true",
             "gr_restart_time", "240")
     assert until(lambda: "bgp graceful-restart preserve-fw-state" in twin(
         "exec", "--name", name, "leaf1", "--", "vtysh", "-c", "show running-config").stdout, timeout=30)
     twin("exec", "--name", name, "leaf1", "--", "vtysh", "-c", "clear bgp *")
     assert until(lambda: _restarting_peer(name), timeout=120), _sessions_to_leaf1(name)
+    return name
+
+
+def test_warm_reboot_restarts_the_control_plane_and_keeps_forwarding(lab: tuple[str, dict[str, Any]],
+                                                                     graceful_leaf1: str) -> None:
+    name, status = lab
+    stub, auth = _system(status, "leaf1")
     before, dropped, server2 = _bgpd_pid(name), _dropped(name), _address(name, "server2")
     assert until(lambda: netns_exec(name, "server1", "ping", "-c1", "-W0.3", server2).returncode == 0, timeout=60)
     # server1 (behind leaf1) to server2 (behind leaf2), every 10 ms, through the whole reboot
@@ -185,3 +194,18 @@ def test_warm_reboot_restarts_the_control_plane_and_keeps_forwarding(lab: tuple[
     done = stub.RebootStatus(system_pb2.RebootStatusRequest(), metadata=auth)
     assert not done.active and done.status.status == system_pb2.RebootStatus.STATUS_SUCCESS, done
     assert (done.method, done.reason) == (system_pb2.WARM, "warm test")
+
+
+def test_warm_reboot_drill_passes_where_bgp_restarts_gracefully_and_fails_where_not(
+        lab: tuple[str, dict[str, Any]], graceful_leaf1: str) -> None:
+    name = lab[0]
+    hitless = twin_json("drill", "warm-reboot", "--name", name, "--target", "leaf1", "--json", check=False)
+    assert hitless["passed"] and hitless["probe"]["lost"] == 0, hitless["violations"]
+    assert hitless["checks"]["warm_reboot_completed"] and hitless["checks"]["bgp_back_after_warm_reboot"]
+    figures = hitless["figures"]
+    assert figures["management_silent_ms"] >= BOOT_S * 1000 * 0.8
+    assert figures["control_plane_down_ms"] > figures["management_silent_ms"]
+    # leaf2 does not restart gracefully: its neighbours drop its routes while its bgpd restarts
+    lossy = twin_json("drill", "warm-reboot", "--name", name, "--target", "leaf2", "--json", check=False)
+    assert not lossy["passed"] and lossy["loss_ms"] > 1000, lossy
+    assert any(v.startswith("loss_ms") for v in lossy["violations"])

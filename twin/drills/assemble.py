@@ -141,7 +141,7 @@ def assemble(plan: Plan, drill: str, lab: str, slo: Slo, obs: Observations,
         probe={"rate_hz_per_flow": obs.probe.rate_hz, "sent": sum(f.sent for f in flows),
                "received": sum(f.received for f in flows), "lost": sum(r.count for r in runs),
                "send_errors": obs.probe.send_errors, "reordered": sum(f.reordered for f in flows)},
-        actions=actions, sessions=list(obs.events), checks=dict(obs.checks),
+        actions=actions, sessions=list(obs.events), checks=dict(obs.checks), figures=dict(obs.figures),
         slo=slo.model_dump(exclude_none=True), timeline=timeline, notes=list(obs.notes))
     report.cycle_s = round(obs.ended - obs.zero, 2)
     if not obs.restored:

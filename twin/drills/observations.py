@@ -117,4 +117,5 @@ class Observations:
     events: list[SessionEvent]           # BGP session changes bgpd logged
     checks: dict[str, bool] = field(default_factory=dict)   # named pass/fail checks (health_after, MTU, ...)
     notes: list[str] = field(default_factory=list)
+    figures: dict[str, float] = field(default_factory=dict)  # a kind's own measurements (KindCheck.figures)
     detect_by_check: dict[int, float | None] = field(default_factory=dict)  # fault -> a kind's own detection

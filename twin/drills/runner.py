@@ -70,6 +70,7 @@ class Drill:
         self.expected = Expectation(plan, self.faults)
         self.checks: dict[str, bool] = {}
         self.notes: list[str] = []
+        self.figures: dict[str, float] = {}
         self.detect_by_check: dict[int, float | None] = {}
         self.spec: ProbeSpec | None = None
         self._active: set[int] = set()
@@ -90,7 +91,7 @@ class Drill:
         netns = {n.name: self.state.node(n.name).netns for n in self.bgp_switches}
         logs = {n.name: node_dir(self.state.lab, n.name) / EVENT_LOG for n in self.bgp_switches}
         names = {n.name: {str(nb.ip): nb.name for nb in n.neighbors} for n in self.bgp_switches}
-        lost_leaves = {f.target for f in self.faults if fault_kind(f.kind).role == "leaf"}  # their servers too
+        lost_leaves = {f.target for f in self.faults if f.target in f.nodes and fault_kind(f.kind).role == "leaf"}
         spec = probe_spec(probe_hosts(self.plan, self.state, lost_leaves), self.opt.flows, self.opt.rate_hz)
         self.spec = spec
         pids = {leaf.name: pids[0] for leaf in self.plan.by_role("leaf")
@@ -143,7 +144,8 @@ class Drill:
             started=started, zero=zero, before=before, during=during, recovered_at=recovered_at,
             restored=restored, why=why, ended=time.time(), paths_before=paths_before, paths_after=paths_after,
             fib_before=fib_before, fib_after=fib_after, fib_history=fibs.history, samples=counters.samples,
-            events=self.logs.events, checks=self.checks, notes=self.notes, detect_by_check=self.detect_by_check)
+            events=self.logs.events, checks=self.checks, notes=self.notes, figures=self.figures,
+            detect_by_check=self.detect_by_check)
 
     def _moment(self, name: str) -> None:
         if self.opt.at_moment is not None:
@@ -207,6 +209,7 @@ class Drill:
         if own is not None:
             self.checks.update(own.checks)
             self.notes.append(own.note)
+            self.figures.update(own.figures)
             if action.inject:
                 self.detect_by_check[action.index] = own.detect_ms
 

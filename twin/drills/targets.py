@@ -80,6 +80,8 @@ def resolve(plan: Plan, step: Step) -> Fault:
                           if target in (lk.a_node, lk.b_node))
         sessions = tuple(s for i in plan.node(target).interfaces if i.role == "fabric"
                          for s in _sessions_on(plan, target, i.name))
+        if not fault_kind(step.kind).changes_topology:  # the node stays in the fabric (warm-reboot)
+            return Fault(step.kind, target, sessions=sessions, topology_change=False)
         return Fault(step.kind, target, nodes=frozenset({target}), links=links, sessions=sessions)
     link, name = resolve_link(plan, target)
     end, iface = name.split(":")

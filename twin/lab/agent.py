@@ -50,7 +50,7 @@ def prestart_agent(lab: str, preloaded: PreloadedAgent | None = None) -> subproc
 
 
 def configure_agent(state: LabState, plan: Plan, settings: GnmiSettings,
-                    templates: Path | None = None, reboot: RebootSettings = RebootSettings()) -> AgentSettings:
+                    templates: Path | None = None, reboot: RebootSettings | None = None) -> AgentSettings:
     """Write the agent's settings (and TLS certificate), once every switch's databases serve and its
     management address is set: an agent started by prestart_agent sets every switch up from here,
     while their FRR launches (at 64 x 128 that is about 9 CPU-s of its own, which after the launch,
@@ -62,7 +62,8 @@ def configure_agent(state: LabState, plan: Plan, settings: GnmiSettings,
         make_cert(run_dir, f"twin-{state.lab}", [n.mgmt for n in switches if n.mgmt])
     doc = AgentSettings(port=settings.port, username=settings.username, password=settings.password,
                         tls=settings.tls, ssh_port=settings.ssh_port,
-                        sonic_templates=str(templates) if templates is not None else None, reboot=reboot,
+                        sonic_templates=str(templates) if templates is not None else None,
+                        reboot=reboot or RebootSettings(),
                         switches=[_switch_entry(state, plan, n.name) for n in switches])
     write_private(run_dir / "agent.json", doc.model_dump_json(indent=1).encode())  # it holds the password
     return doc

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from twin.model.traffic import TrafficReport
 
 Kind = Literal["spine-loss", "spine-silent", "leaf-loss", "link-down", "link-flap", "link-gray",
-               "session-reset", "mtu-mismatch"]
+               "session-reset", "mtu-mismatch", "warm-reboot"]
 # Each kind is one class in twin/drills/faults/ (registry.py), which says what it targets.
 KINDS: tuple[str, ...] = get_args(Kind)
 
@@ -128,6 +128,7 @@ class DrillReport(BaseModel):
     actions: list[ActionReport] = []
     sessions: list[SessionEvent] = []
     checks: dict[str, bool] = {}
+    figures: dict[str, float] = {}    # the fault kind's own measurements (warm-reboot: control_plane_down_ms, ...)
     slo: dict[str, float] = {}
     violations: list[str] = []
     timeline: dict[str, list[list[float]]] = {}

@@ -24,6 +24,12 @@ def _shares(dist: dict[str, float]) -> str:
     return "  ".join(f"{k} {v:.0%}" for k, v in dist.items()) or "-"
 
 
+FIGURES = {  # the fault kinds' own measurements (DrillReport.figures), as the table names them
+    "control_plane_down_ms": "control plane down (request to every BGP session Established)",
+    "management_silent_ms": "management address silent (SSH, gNMI, gNOI)",
+}
+
+
 def rows(r: DrillReport) -> list[tuple[str, str]]:
     out = [
         ("fault", r.notes[0].removeprefix("faults: ") if r.notes else r.drill),
@@ -50,6 +56,8 @@ def rows(r: DrillReport) -> list[tuple[str, str]]:
         ("cycle (inject, measure, restore, verify)", f"{r.cycle_s:g} s"),
         ("restored to baseline", "yes" if r.restored else "NO"),
     ]
+    out += [(FIGURES.get(name, name), _ms(value) if name.endswith("_ms") else f"{value:g}")
+            for name, value in r.figures.items()]
     return out
 
 

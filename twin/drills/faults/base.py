@@ -107,11 +107,13 @@ class LabAccess:
 class KindCheck:
     """What a kind's own check saw after an injection or a restore (mtu-mismatch: `twin verify`'s
     MTU check and a jumbo DF ping): named pass/fail checks for the report, a note, and, after an
-    injection, when the check first saw the fault (None: it did not)."""
+    injection, when the check first saw the fault (None: it did not) and what it measured
+    (warm-reboot: the control plane's downtime)."""
 
     checks: dict[str, bool]
     note: str
     detect_ms: float | None = None
+    figures: dict[str, float] = field(default_factory=dict)  # measurements of the kind's own, named with units
 
 
 class FaultKind:

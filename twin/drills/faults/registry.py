@@ -12,10 +12,11 @@ from twin.drills.faults.mtu_mismatch import MtuMismatch
 from twin.drills.faults.session_reset import SessionReset
 from twin.drills.faults.spine_loss import SpineLoss
 from twin.drills.faults.spine_silent import SpineSilent
+from twin.drills.faults.warm_reboot import WarmReboot
 from twin.model.errors import DrillError
 
 FAULT_KINDS: dict[str, type[FaultKind]] = {cls.kind: cls for cls in (
-    SpineLoss, SpineSilent, LeafLoss, LinkDown, LinkFlap, LinkGray, SessionReset, MtuMismatch,
+    SpineLoss, SpineSilent, LeafLoss, LinkDown, LinkFlap, LinkGray, SessionReset, MtuMismatch, WarmReboot,
 )}
 
 
