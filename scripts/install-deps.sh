@@ -11,8 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # chromium: headless, it renders `twin graph`'s HTML page in the integration tests (a screenshot, the DOM)
+# prometheus: `twin telemetry up` runs one per lab, on 127.0.0.1 (the package's own service is not used)
 APT_PACKAGES=(frr frr-pythontools redis-server iproute2 iputils-ping fping traceroute procps python3-venv openssh-client sshpass
-              nftables iptables libyang2-tools libyang2-dev gcc python3-dev bubblewrap chromium)
+              nftables iptables libyang2-tools libyang2-dev gcc python3-dev bubblewrap chromium prometheus)
 WITH_DOCKER=0
 for arg in "$@"; do
   case "$arg" in
@@ -31,7 +32,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
-  for pkg in frr redis-server docker.io; do
+  for pkg in frr redis-server docker.io prometheus; do
     if [[ " ${missing[*]} " == *" $pkg "* ]] && [ -d /run/systemd/system ]; then
       say "Debian's $pkg package enables and starts its own service where systemd runs; twin does not use it and" \
           "leaves it as the package set it up (stop it yourself with: systemctl disable --now ${pkg%.io})"

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from twin.cli import design as design_cli
 from twin.cli import reference as reference_cli
+from twin.cli import telemetry as telemetry_cli
 from twin.cli import traffic as traffic_cli
 from twin.cli.common import (
     ImageOpt,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 app = typer.Typer(help="A digital twin of AI-training network fabrics.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 traffic_cli.register(app)
+telemetry_cli.register(app)   # twin telemetry up|down|status
 design_cli.register(app)   # twin size, twin graph
 reference_cli.register(app)   # twin reference install
 
@@ -84,6 +86,8 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
        image: ImageOpt = None,
        timeout: Annotated[float | None, typer.Option(help="seconds to wait for a healthy fabric")] = None,
        sonic_templates: TemplatesOpt = None,
+       telemetry: Annotated[bool, typer.Option("--telemetry", help="then start its telemetry: gNMI "
+                                               "subscriptions into Prometheus (twin telemetry up)")] = False,
        as_json: JsonOpt = False) -> None:
     """Bring a lab up and wait until it is healthy (sessions, ECMP, server pings)."""
     from twin.host.processes import started_monotonic
@@ -104,11 +108,12 @@ def up(target: Annotated[Path, typer.Argument(help="lab or topology YAML")],
     # SIGTERM and SIGHUP end it as Ctrl-C does: a lab not yet judged is removed; exit 128 + the signal
     with restoring_on_signals("removing what the bring-up made"), \
             PreloadedAgent(lab_dir(lab_name)) as agent:  # it loads itself on the idle CPU meanwhile
-        _up(phases, agent, lab, lab_name, runtime, image, timeout, sonic_templates, as_json)
+        _up(phases, agent, lab, lab_name, runtime, image, timeout, sonic_templates, telemetry, as_json)
 
 
 def _up(phases: Phases, agent: PreloadedAgent, lab: Lab, lab_name: str, runtime: str | None,
-        image: str | None, timeout: float | None, sonic_templates: Path | None, as_json: bool) -> None:
+        image: str | None, timeout: float | None, sonic_templates: Path | None, telemetry: bool,
+        as_json: bool) -> None:
     from twin.flows.bringup import bring_up
     from twin.model.results import Health
     from twin.report.health import health_table, print_notes
@@ -131,17 +136,25 @@ def _up(phases: Phases, agent: PreloadedAgent, lab: Lab, lab_name: str, runtime:
                                  f"ECMP full on {full}/{len(h.ecmp)} leaves")
 
         running, health = bring_up(lab, lab_name, runtime, on_step, on_poll, timeout, image, templates, agent)
+        watched = None
+        if telemetry:
+            from twin.telemetry.service import telemetry_up
+
+            progress.update(task, description=f"up {lab_name}: starting telemetry")
+            watched = telemetry_up(lab_name)
     state = running.state
     if as_json:
         _emit_json({"lab": lab_name, "healthy": health.healthy, "seconds": round(health.seconds, 2),
                     "bgp": health.bgp, "ecmp": health.ecmp, "notes": state.notes,
-                    "phases": phases.seconds()})
+                    "phases": phases.seconds(), **({"telemetry": watched} if watched else {})})
     else:
         print_notes(console, state)
         out.print(health_table(state, health))
         out.print(f"healthy after {health.seconds:.1f} s" if health.healthy else
                   f"not healthy after {health.seconds:.1f} s; the lab stays up for inspection "
                   f"('twin status --name {lab_name}', 'twin down --name {lab_name}')")
+        if watched:
+            out.print(f"telemetry: Prometheus {watched['prometheus']} (graph: {watched['prometheus']}/graph)")
     raise typer.Exit(0 if health.healthy else 1)
 
 

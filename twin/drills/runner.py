@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from twin.checks.fibwatch import FibWatch
 from twin.checks.health import check_health
-from twin.drills import measure
+from twin.drills import measure, timeline
 from twin.drills.assemble import assemble
 from twin.drills.faults.injector import Injector, check_tools
 from twin.drills.faults.registry import fault_kind
@@ -29,6 +29,7 @@ from twin.drills.schedule import Action, plan_actions
 from twin.drills.targets import resolve
 from twin.host.poll import poll_until
 from twin.host.rundir import lab_dir, node_dir
+from twin.lab import events
 from twin.lab.running import RunningLab
 from twin.model.drill import DrillReport, Scenario, Slo
 from twin.model.errors import DrillError
@@ -75,6 +76,7 @@ class Drill:
         self.spec: ProbeSpec | None = None
         self._active: set[int] = set()
         self._injecting: set[int] = set()
+        self._run = ""   # this run's id on the lab's event log (timeline.run_id)
 
     # -- running -------------------------------------------------------------------------------
 
@@ -83,6 +85,7 @@ class Drill:
         report = judge(assemble(self.plan, self.scenario.name, self.state.lab, self.slo, obs, self.expected),
                        self.slo, obs)
         record_lab_health(self.state, report, obs.why)
+        events.record(self.state.lab, timeline.judged_events(report, obs.zero, self._run))
         return report
 
     def observe(self) -> Observations:
@@ -120,6 +123,7 @@ class Drill:
                 paths_before = flow_paths(self.plan, self.runtime, self.state, spec)
                 fib_before = fibs.snapshot()
                 zero = time.time()
+                self._run = timeline.run_id(self.scenario.name, zero)
                 try:
                     during = self._execute(zero)
                 except BaseException as exc:
@@ -193,6 +197,7 @@ class Drill:
         verb = "inject" if action.inject else "restore"
         self.progress(f"{verb} {fault.kind} {fault.target}")
         action.t = time.time()
+        timeline.action_event(self.state.lab, self._run, fault.kind, fault.target, verb, action.t)
         # an inject cut short (Ctrl-C while its command runs) may already be in place: restore it too
         self._injecting = {action.index} if action.inject else set()
         try:

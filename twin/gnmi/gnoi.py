@@ -1,16 +1,15 @@
-"""twin's gNOI System client for one switch: the channel and credentials a SONiC gNOI client uses
-(TLS trusting the certificate the switch shows, as pygnmi's skip_verify does; username/password in the
-call's metadata), and the reboot calls twin makes."""
+"""twin's gNOI System client for one switch (twin.gnmi.channel: as a SONiC gNOI client connects), and
+the reboot calls twin makes."""
 
 from __future__ import annotations
 
-import ssl
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 
+from twin.gnmi.channel import credentials, open_channel
 from twin.host.poll import poll_until
 from twin.model.errors import GnmiError
 from twin.switch.gnoi.gnoi_pb.system import system_pb2, system_pb2_grpc
@@ -23,22 +22,13 @@ class SystemClient:
 
     def __init__(self, name: str, target: dict[str, Any]) -> None:
         self.name = name
-        self.address = f"{target['host']}:{target['port']}"
-        self.metadata = (("username", str(target["username"])), ("password", str(target["password"])))
-        self._host, self._port, self._insecure = str(target["host"]), int(target["port"]), bool(target.get("insecure"))
+        self.target = target
+        self.metadata = credentials(target)
         self._stub: system_pb2_grpc.SystemStub | None = None
 
     def _system(self, timeout: float = CALL_TIMEOUT_S) -> system_pb2_grpc.SystemStub:
         if self._stub is None:
-            if self._insecure:
-                channel = grpc.insecure_channel(self.address)
-            else:
-                try:
-                    cert = ssl.get_server_certificate((self._host, self._port), timeout=timeout).encode()
-                except OSError as exc:
-                    raise GnmiError(f"{self.name}: cannot reach gNOI at {self.address}: {exc}") from None
-                channel = grpc.secure_channel(self.address, grpc.ssl_channel_credentials(root_certificates=cert))
-            self._stub = system_pb2_grpc.SystemStub(channel)
+            self._stub = system_pb2_grpc.SystemStub(open_channel(self.name, self.target, timeout))
         return self._stub
 
     def reset(self) -> None:
