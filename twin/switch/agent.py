@@ -2,7 +2,8 @@
 
 One process per lab (`python -m twin.switch.agent --run-dir /run/twin/<lab>`), one gRPC server
 per switch, each bound inside that switch's network namespace, so endpoints stay separate.
-Each answers as SONiC's gNMI server (sonic-gnmi) answers: twin.switch.sonic_gnmi.
+Each answers as SONiC's gNMI server (sonic-gnmi) answers: gNMI (twin.switch.sonic_gnmi), gNOI System
+and File (twin.switch.gnoi), and gRPC reflection listing them (twin.switch.sonic_gnmi.reflection).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import grpc
-from pygnmi.spec.v080 import gnmi_pb2_grpc
+from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from twin.host.poll import poll_until
 from twin.model.agent import AgentSettings, AgentSwitch
@@ -33,13 +34,19 @@ from twin.switch.config.cfgmgr import ConfigDaemon
 from twin.switch.config.yang_check import YangCheck
 from twin.switch.endpoint_protocol import SwitchEndpoint
 from twin.switch.frr.leftover_writers import await_leftover_writers
+from twin.switch.gnoi.file import add_file_servicer
+from twin.switch.gnoi.gnoi_pb.file import file_pb2
+from twin.switch.gnoi.gnoi_pb.system import system_pb2
+from twin.switch.gnoi.switch_files import SwitchFiles
 from twin.switch.gnoi.system import add_system_servicer
 from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
 from twin.switch.restart.config_reload import reload_config
 from twin.switch.restart.reboot import SwitchReboot
+from twin.switch.restart.services import SwitchServices
 from twin.switch.sonic_endpoint import SonicEndpoint
+from twin.switch.sonic_gnmi.reflection import REFLECTION_METHODS, enable_reflection
 from twin.switch.sonic_gnmi.server import SonicGnmiServicer
 from twin.switch.start_many import start_many
 from twin.switch.state.producers import SwitchProducers
@@ -47,6 +54,11 @@ from twin.switch.state.switchd import SwitchDaemons
 from twin.switch.twin_endpoint import TwinSwitchEndpoint
 
 SwitchParts = tuple[ConfigDaemon, SwitchProducers]  # what twin runs for one of its own switches
+# What every switch's server serves (as sonic-gnmi registers them when its writes are enabled), and
+# gRPC reflection listing them.
+SERVICES = (gnmi_pb2.DESCRIPTOR.services_by_name["gNMI"].full_name,
+            system_pb2.DESCRIPTOR.services_by_name["System"].full_name,
+            file_pb2.DESCRIPTOR.services_by_name["File"].full_name)
 RESTARTED = "started where the switches run: converging each on CONFIG_DB from what it runs"
 log = logging.getLogger("twin.agent")
 
@@ -61,6 +73,21 @@ def _add_port(server: grpc.Server, address: str, creds: grpc.ServerCredentials |
 def _bind(server: grpc.Server, address: str, creds: grpc.ServerCredentials | None, netns: str | None) -> int:
     bind = functools.partial(_add_port, server, address, creds)
     return run_in_netns(netns, bind) if netns else bind()  # a container front may listen in the agent's own
+
+
+def add_services(server: grpc.Server, settings: AgentSettings, ep: SwitchEndpoint, reboot: SwitchReboot | None,
+                 yang: YangCheck | None) -> list[str]:
+    """Serve SERVICES of one switch on `server` (`reboot` None: a switch twin only fronts, whose gNOI
+    answers UNIMPLEMENTED), and reflection; returns what reflection lists."""
+    user, password = settings.username, settings.password
+    gnmi_pb2_grpc.add_gNMIServicer_to_server(SonicGnmiServicer(ep, user, password, yang), server)
+    if reboot is None:
+        add_system_servicer(server, None, user, password)
+        add_file_servicer(server, None, user, password)
+    else:
+        add_system_servicer(server, reboot, user, password, SwitchServices(reboot.daemon, reboot.launch))
+        add_file_servicer(server, SwitchFiles(reboot.rundir), user, password)
+    return enable_reflection(server, SERVICES)
 
 
 def _endpoint(sw: AgentSwitch, templates: Path | None = None,
@@ -142,13 +169,11 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
             parts.append(own)
         # Each call is authenticated and counted before it takes one of the server's threads
         # (twin.switch.access.grpc_guard): a client without the password cannot fill them.
-        server, _ = guarded_server(sw.name, settings.username, settings.password)
-        servicer = SonicGnmiServicer(ep, settings.username, settings.password, yang)
-        gnmi_pb2_grpc.add_gNMIServicer_to_server(servicer, server)
+        server, _ = guarded_server(sw.name, settings.username, settings.password, open_methods=REFLECTION_METHODS)
         reboot = SwitchReboot.from_settings(sw, own[0], settings.reboot) if own is not None else None
         if reboot is not None:
             services[sw.name] = functools.partial(reload_config, reboot)
-        add_system_servicer(server, reboot, settings.username, settings.password)
+        add_services(server, settings, ep, reboot, yang)
         binds.append(functools.partial(_bind, server, f"{sw.mgmt}:{settings.port}", creds, sw.netns))
         servers.append(server)
         progress.step()

@@ -84,6 +84,18 @@ class CallGate:
             self._run_total += 1
             return Ticket(Outcome.RUN, verdict.at, peer, holds=True)
 
+    def arrive_open(self, peer: str, now: float) -> Ticket:
+        """A call of a method that takes no credentials (gRPC reflection): counted against the
+        switch's and the address's calls as any other, never judged as a login, never delayed."""
+        with self._lock:
+            if self._run_total >= self.max_calls:
+                return Ticket(Outcome.BUSY, now, peer, holds=False)
+            if self._running[peer] >= self.peer_calls:
+                return Ticket(Outcome.PEER_BUSY, now, peer, holds=False)
+            self._running[peer] += 1
+            self._run_total += 1
+            return Ticket(Outcome.RUN, now, peer, holds=True)
+
     def finished(self, ticket: Ticket) -> None:
         """The call of `ticket` ended (ran, or had its refusal sent); call once per ticket."""
         if not ticket.holds:

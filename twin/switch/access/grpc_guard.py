@@ -8,6 +8,8 @@ takes a thread or has a message read, connections bounded and timed out.
   PERMISSION_DENIED wrapping), or RESOURCE_EXHAUSTED past the switch's or the client's number of
   calls. A refusal never reads the request and takes a worker of a small shared pool for as long
   as it takes to send the status; a delayed one waits in `Scheduler`, which holds no thread.
+  The server's `open_methods` (gRPC reflection, which sonic-gnmi serves without authenticate())
+  take no credentials: they are only counted against the switch's and the client's calls.
 - `server_options`: connections closed after 5 s without a call (sonic-gnmi's idle_conn_duration
   default) or 10 s without finishing their handshake, at most `MAX_CONNECTIONS` at once,
   keepalive pings to find dead clients, and sonic-gnmi's keepalive policy (pings every 20 s allowed
@@ -139,22 +141,26 @@ class GuardInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
 
     def __init__(self, gate: CallGate, auth: PasswordAuth, pool: futures.ThreadPoolExecutor,
                  scheduler: Scheduler = SCHEDULER, refusers: futures.ThreadPoolExecutor = REFUSER_POOL,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, open_methods: frozenset[str] = frozenset()) -> None:
         if not grpc_peer.install():
             log.warning("grpcio %s does not tell interceptors the client's address: every client of a switch "
                         "is judged as one for failed logins and calls per client", grpc.__version__)
         self.gate, self.auth, self.pool = gate, auth, pool
         self.scheduler, self.refusers, self.clock = scheduler, refusers, clock
+        self.open_methods = open_methods
 
     def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:
         handler = continuation(details)
         if handler is None:  # no such method: grpc answers UNIMPLEMENTED, nothing was taken
             return None
-        metadata: dict[str, Any] = {}
-        for key, value in details.invocation_metadata or ():
-            metadata.setdefault(key, value)
-        ticket = self.gate.arrive(client_host(grpc_peer.PEER.get()), self.auth.authentic_metadata(metadata),
-                                  self.clock())
+        peer = client_host(grpc_peer.PEER.get())
+        if details.method in self.open_methods:
+            ticket = self.gate.arrive_open(peer, self.clock())
+        else:
+            metadata: dict[str, Any] = {}
+            for key, value in details.invocation_metadata or ():
+                metadata.setdefault(key, value)
+            ticket = self.gate.arrive(peer, self.auth.authentic_metadata(metadata), self.clock())
         if ticket.outcome is Outcome.RUN:
             return self._run(handler, ticket, details.method)
         if ticket.outcome is Outcome.UNAUTHENTICATED:
@@ -253,10 +259,11 @@ class GuardInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         return _Deferred(self.scheduler, ticket.at, pool) if ticket.at > self.clock() else pool
 
 
-def guarded_server(name: str, username: str, password: str,
-                   gate: CallGate | None = None) -> tuple[grpc.Server, CallGate]:
-    """A switch's gRPC server: MAX_CALLS workers (made as needed), every call through its gate."""
+def guarded_server(name: str, username: str, password: str, gate: CallGate | None = None,
+                   open_methods: frozenset[str] = frozenset()) -> tuple[grpc.Server, CallGate]:
+    """A switch's gRPC server: MAX_CALLS workers (made as needed), every call through its gate;
+    `open_methods` (full method names) are served without credentials."""
     pool = futures.ThreadPoolExecutor(max_workers=MAX_CALLS, thread_name_prefix=name)
     gate = gate if gate is not None else CallGate()
-    interceptor = GuardInterceptor(gate, PasswordAuth(username, password), pool)
+    interceptor = GuardInterceptor(gate, PasswordAuth(username, password), pool, open_methods=open_methods)
     return grpc.server(pool, interceptors=[interceptor], options=server_options()), gate

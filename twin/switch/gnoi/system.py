@@ -13,8 +13,13 @@ when native or translib writes are enabled) on the same port. Its RPCs and twin'
 - RebootStatus: the backend's status of the last reboot; CancelReboot: the backend's
   "not supported", wrapped as sonic-gnmi wraps it.
 - SwitchControlProcessor: an empty answer; Ping, Traceroute: UNIMPLEMENTED, as sonic-gnmi.
-- SetPackage (sonic-installer) and KillProcess (systemd over D-Bus): validated as sonic-gnmi
-  does, then UNIMPLEMENTED: a twin switch has no SONiC image and no systemd services.
+- SetPackage (sonic-installer): validated as sonic-gnmi does, then UNIMPLEMENTED: a twin switch
+  has no SONiC image.
+- KillProcess: validated as sonic-gnmi does (no pid, SIGNAL_TERM only), then the service is
+  stopped or restarted as sonic-host-services' systemd module does it over D-Bus
+  (twin.switch.restart.services: `bgp` is FRR, restarted as `twin frr restart` restarts it; any
+  other name is refused in the module's words, which sonic-gnmi returns as an UNKNOWN error).
+  A switch twin only fronts answers UNIMPLEMENTED.
 """
 
 from __future__ import annotations
@@ -37,6 +42,8 @@ NOT_EMULATED = {
 BACKEND_METHODS = (system_pb2.COLD, system_pb2.HALT, system_pb2.WARM)  # RebootThread::Start accepts these
 BACKEND_BUSY = "Reboot not allowed at this time. Reboot or post-warmboot NSF in progress"
 BACKEND_METHOD = "RebootThread: Start rx'd unsupported method"
+SONIC_VS_SERVICES = ("twin fronts this docker-sonic-vs switch over its redis; its services are the container's "
+                     "own business (supervisorctl), not twin's")
 NO_CANCEL = ("rpc error: code = Unimplemented desc = Response Notification returned SWSS Error code: "
              "Unimplemented, error = Cancel reboot isn't supported")
 
@@ -47,6 +54,15 @@ class Rebooter(Protocol):
     def start(self, method: str, reason: str) -> None: ...
 
     def state(self) -> RebootState: ...
+
+
+class Services(Protocol):
+    """What KillProcess needs of a switch's services (twin.switch.restart.services.SwitchServices):
+    None, or the host module's error."""
+
+    def stop_service(self, service: str) -> str | None: ...
+
+    def restart_service(self, service: str) -> str | None: ...
 
 
 def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str) -> NoReturn:
@@ -87,8 +103,10 @@ def reboot_status(state: RebootState) -> system_pb2.RebootStatusResponse:
 class SystemServicer(system_pb2_grpc.SystemServicer):
     """gnoi.system.System of one switch; `switch` None for a switch twin only fronts."""
 
-    def __init__(self, switch: Rebooter | None, username: str, password: str) -> None:
+    def __init__(self, switch: Rebooter | None, username: str, password: str,
+                 services: Services | None = None) -> None:
         self.switch = switch
+        self.services = services
         self.auth = PasswordAuth(username, password)
 
     def _authentic(self, context: grpc.ServicerContext) -> bool:
@@ -173,8 +191,8 @@ class SystemServicer(system_pb2_grpc.SystemServicer):
 
     def KillProcess(self, request: system_pb2.KillProcessRequest,
                     context: grpc.ServicerContext) -> system_pb2.KillProcessResponse:
-        """gnoi_system.go: KillProcess's checks; stopping a service needs systemd, which twin's
-        switches do not run."""
+        """gnoi_system.go: KillProcess's checks, then KillOrRestartProcess: the service restarted or
+        stopped (twin.switch.restart.services); a refusal is a plain Go error, so UNKNOWN."""
         self._auth(context)
         if request.pid != 0:
             _abort(context, grpc.StatusCode.UNIMPLEMENTED, "Pid option is not implemented")
@@ -182,11 +200,17 @@ class SystemServicer(system_pb2_grpc.SystemServicer):
             _abort(context, grpc.StatusCode.UNIMPLEMENTED,
                    "KillProcess only supports SIGNAL_TERM (option 1) for graceful process termination. "
                    "Please specify SIGNAL_TERM")
-        _abort(context, grpc.StatusCode.UNIMPLEMENTED,
-               f"twin's switches run no systemd services: cannot stop or restart '{request.name}'")
+        if self.services is None:
+            _abort(context, grpc.StatusCode.UNIMPLEMENTED, SONIC_VS_SERVICES)
+        act = self.services.restart_service if request.restart else self.services.stop_service
+        error = act(request.name)
+        if error is not None:
+            _abort(context, grpc.StatusCode.UNKNOWN, error)
+        return system_pb2.KillProcessResponse()
 
 
-def add_system_servicer(server: grpc.Server, switch: Rebooter | None, username: str, password: str) -> None:
+def add_system_servicer(server: grpc.Server, switch: Rebooter | None, username: str, password: str,
+                        services: Services | None = None) -> None:
     """Serve gnoi.system.System on `server` (the switch's gNMI server, as sonic-gnmi does);
-    `switch` None for a docker-sonic-vs switch."""
-    system_pb2_grpc.add_SystemServicer_to_server(SystemServicer(switch, username, password), server)
+    `switch` and `services` None for a docker-sonic-vs switch."""
+    system_pb2_grpc.add_SystemServicer_to_server(SystemServicer(switch, username, password, services), server)
