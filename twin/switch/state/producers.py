@@ -18,7 +18,7 @@
 - teamsyncd (and teamd's min_links): APPL_DB and STATE_DB `LAG_TABLE` and `LAG_MEMBER_TABLE`, from
   the kernel link events of PortChannels and their members (twin.switch.state.lag);
 - the flex counter poller: COUNTERS_DB `COUNTERS_PORT_NAME_MAP` (port -> oid) and
-  `COUNTERS:<oid>` SAI_PORT_STAT_* counters, once a second (SONiC's PORT_STAT interval).
+  `COUNTERS:<oid>` SAI_PORT_STAT_* counters (`counter_row`), once a second (SONiC's PORT_STAT interval).
 Each writes only rows that changed, in one pipeline, and deletes rows that went away. The writes go
 through the switch's own `SerialWriter` (twin.switch.state.serial_writer): on its own thread once the
 agent's state loop starts it, so a slow or paused redis holds back its own switch only.
@@ -54,10 +54,10 @@ MGMT_PORT = "eth0"
 RESYNC_BACKLOG = 256 * 1024
 
 SAI_COUNTERS = {
-    "SAI_PORT_STAT_IF_IN_OCTETS": "rx_bytes", "SAI_PORT_STAT_IF_IN_UCAST_PKTS": "rx_packets",
-    "SAI_PORT_STAT_IF_IN_DISCARDS": "rx_dropped", "SAI_PORT_STAT_IF_IN_ERRORS": "rx_errors",
-    "SAI_PORT_STAT_IF_OUT_OCTETS": "tx_bytes", "SAI_PORT_STAT_IF_OUT_UCAST_PKTS": "tx_packets",
-    "SAI_PORT_STAT_IF_OUT_DISCARDS": "tx_dropped", "SAI_PORT_STAT_IF_OUT_ERRORS": "tx_errors",
+    "SAI_PORT_STAT_IF_IN_OCTETS": "rx_bytes", "SAI_PORT_STAT_IF_IN_DISCARDS": "rx_dropped",
+    "SAI_PORT_STAT_IF_IN_ERRORS": "rx_errors", "SAI_PORT_STAT_IF_OUT_OCTETS": "tx_bytes",
+    "SAI_PORT_STAT_IF_OUT_UCAST_PKTS": "tx_packets", "SAI_PORT_STAT_IF_OUT_DISCARDS": "tx_dropped",
+    "SAI_PORT_STAT_IF_OUT_ERRORS": "tx_errors",
 }
 
 
@@ -128,7 +128,19 @@ def bfd_rows(peers: Any) -> dict[str, Row]:
 
 
 def counter_row(stats: Mapping[str, int] | None) -> Row:
-    return {sai: str((stats or {}).get(name, 0)) for sai, name in SAI_COUNTERS.items()}
+    """A port's COUNTERS:<oid> row from its kernel statistics. Received packets split into unicast and the
+    multicast the kernel counts (IF_IN_NON_UCAST_PKTS, IF_IN_MULTICAST_PKTS; veth counts none); the kernel
+    counts no sent multicast, so every sent packet is unicast and IF_OUT_NON_UCAST_PKTS is 0. portstat's
+    RX_OK and TX_OK, and port_rates.lua, sum the unicast and non-unicast pair: a switch lacking either
+    shows N/A."""
+    stats = stats or {}
+    multicast = stats.get("multicast", 0)
+    row = {sai: str(stats.get(name, 0)) for sai, name in SAI_COUNTERS.items()}
+    row.update({"SAI_PORT_STAT_IF_IN_UCAST_PKTS": str(max(0, stats.get("rx_packets", 0) - multicast)),
+                "SAI_PORT_STAT_IF_IN_NON_UCAST_PKTS": str(multicast),
+                "SAI_PORT_STAT_IF_IN_MULTICAST_PKTS": str(multicast),
+                "SAI_PORT_STAT_IF_OUT_NON_UCAST_PKTS": "0"})
+    return row
 
 
 # -- writing tables: only what changed ----------------------------------------------------------
