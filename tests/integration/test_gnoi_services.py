@@ -1,14 +1,17 @@
 """A switch's gRPC server on a real lab as sonic-mgmt's gNOI tests reach it: gRPC reflection (as grpcurl
 uses it, no credentials) listing exactly the services served, gNOI File over the switch's own files
-(a missing path answered as sonic-gnmi answers it, a file of the switch fetched), and KillProcess
-restarting bgp, after which BGP is Established again."""
+(a missing path answered as sonic-gnmi answers it, a file of the switch fetched, a download made from
+the switch), and KillProcess restarting bgp, after which BGP is Established again."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import ssl
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -16,9 +19,10 @@ import pytest
 from google.protobuf import descriptor_pool, message_factory
 from grpc_reflection.v1alpha import reflection_pb2
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
-from labtools import clos_lab_file, running_lab, twin, twin_json, until
+from labtools import clos_lab_file, netns_exec, running_lab, twin, twin_json, until
 
 from twin.host.rundir import node_dir
+from twin.switch.gnoi.gnoi_pb.common import common_pb2
 from twin.switch.gnoi.gnoi_pb.file import file_pb2, file_pb2_grpc
 from twin.switch.gnoi.gnoi_pb.system import system_pb2, system_pb2_grpc
 
@@ -78,6 +82,32 @@ def test_file_get_returns_the_switchs_saved_config(leaf1: tuple[str, grpc.Channe
     assert data == (node_dir(name, "leaf1") / "config_db.json").read_bytes()
     assert json.loads(data)["DEVICE_METADATA"]["localhost"]["hostname"] == "leaf1"
     assert answers[-1].hash.hash == hashlib.md5(data).digest()
+
+
+def test_file_transfer_to_remote_fetches_from_where_the_switch_reaches(leaf1: tuple[str, grpc.Channel, Any],
+                                                                       tmp_path: Path) -> None:
+    """sonic-mgmt test_file_transfer_to_remote, the web server on server1, which leaf1 reaches over
+    its front-panel link: the download leaves from the switch."""
+    name, channel, auth = leaf1
+    (tmp_path / "test.txt").write_text("Hello from gNOI TransferToRemote test!\n")
+    address = json.loads(netns_exec(name, "server1", "ip", "-4", "-j", "addr", "show", "eth1").stdout)[0][
+        "addr_info"][0]["local"]
+    web = subprocess.Popen(["ip", "netns", "exec", f"tw.{name}.server1", sys.executable, "-m", "http.server",
+                            "--bind", address, "--directory", str(tmp_path), "8080"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert until(lambda: netns_exec(name, "server1", "ss", "-ltn", f"src {address}:8080").stdout.count("\n") > 1,
+                     timeout=10)
+        url, http = f"http://{address}:8080/test.txt", common_pb2.RemoteDownload.HTTP
+        remote = common_pb2.RemoteDownload(path=url, protocol=http)
+        request = file_pb2.TransferToRemoteRequest(local_path="/tmp/test.txt", remote_download=remote)
+        answer = file_pb2_grpc.FileStub(channel).TransferToRemote(request, metadata=auth, timeout=60)
+    finally:
+        web.kill()
+        web.wait()
+    fetched = (node_dir(name, "leaf1") / "tmp" / "test.txt").read_bytes()
+    assert fetched == b"Hello from gNOI TransferToRemote test!\n"
+    assert answer.hash.hash == hashlib.md5(fetched).digest()
 
 
 def _bgpd_pid(lab: str) -> str:

@@ -3,8 +3,11 @@ grpc server over a switch's run directory, which plays `/` and which no path may
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import http.server
 import os
+import threading
 from collections.abc import Iterator
 from concurrent import futures
 from pathlib import Path
@@ -333,8 +336,58 @@ def test_transfer_to_remote_is_validated_as_sonic_gnmi(stub: file_pb2_grpc.FileS
     assert (error.code(), error.details()) == (code, message)
 
 
-def test_transfer_to_remote_downloads_nothing(stub: file_pb2_grpc.FileStub) -> None:
-    assert _error(stub.TransferToRemote, _transfer("/tmp/x")).code() == grpc.StatusCode.UNIMPLEMENTED
+class _Files(http.server.SimpleHTTPRequestHandler):
+    """Serves the web folder; /moved redirects to a file:// URL."""
+
+    def do_GET(self) -> None:
+        if self.path == "/moved":
+            self.send_response(302)
+            self.send_header("Location", "file:///etc/passwd")
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[str]:
+    folder = tmp_path / "web"
+    folder.mkdir()
+    (folder / "image.bin").write_bytes(b"firmware" * 10_000)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Files, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_transfer_to_remote_downloads_into_the_switch(stub: file_pb2_grpc.FileStub, rundir: Path, web: str) -> None:
+    """sonic-mgmt test_file_transfer_to_remote: the file fetched into the switch, its MD5 answered."""
+    answer = stub.TransferToRemote(_transfer("/tmp/fw/image.bin", url=f"{web}/image.bin"), metadata=AUTH)
+    data = (rundir / "tmp" / "fw" / "image.bin").read_bytes()
+    assert data == b"firmware" * 10_000
+    assert answer.hash == types_pb2.HashType(method=types_pb2.HashType.MD5, hash=hashlib.md5(data).digest())
+    assert (rundir / "tmp" / "fw" / "image.bin").stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("/missing", "download failed: HTTP error 404: 404 File not found"),
+    ("file:///etc/passwd", 'download failed: HTTP request failed: Get "file:///etc/passwd": '
+                           'unsupported protocol scheme "file"'),
+    ("/moved", 'download failed: HTTP request failed: Get "file:///etc/passwd": unsupported protocol scheme "file"'),
+    ("http://127.0.0.1:1/x", 'download failed: HTTP request failed: Get "http://127.0.0.1:1/x": '),
+])
+def test_a_failed_download_leaves_nothing(stub: file_pb2_grpc.FileStub, rundir: Path, web: str, url: str,
+                                          message: str) -> None:
+    error = _error(stub.TransferToRemote, _transfer("/tmp/x", url=web + url if url.startswith("/") else url))
+    assert error.code() == grpc.StatusCode.INTERNAL
+    assert error.details().startswith(message), error.details()
+    assert sorted(p.name for p in (rundir / "tmp").iterdir()) == []
 
 
 def test_a_fronted_switch_answers_unimplemented() -> None:

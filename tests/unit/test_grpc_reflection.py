@@ -35,11 +35,15 @@ class _Endpoint:
     workdir = None
 
 
+class _Daemon:
+    netns = None
+
+
 class _Reboot:
     """What add_services reads of a switch's reboot (its config daemon, launcher and run directory)."""
 
     def __init__(self, rundir: Path) -> None:
-        self.rundir, self.daemon = rundir, object()
+        self.rundir, self.daemon = rundir, _Daemon()
 
     def launch(self, argv: list[str]) -> None:
         raise AssertionError("nothing is started here")

@@ -86,7 +86,7 @@ def add_services(server: grpc.Server, settings: AgentSettings, ep: SwitchEndpoin
         add_file_servicer(server, None, user, password)
     else:
         add_system_servicer(server, reboot, user, password, SwitchServices(reboot.daemon, reboot.launch))
-        add_file_servicer(server, SwitchFiles(reboot.rundir), user, password)
+        add_file_servicer(server, SwitchFiles(reboot.rundir), user, password, reboot.daemon.netns)
     return enable_reflection(server, SERVICES)
 
 

@@ -15,8 +15,9 @@ out of it). Every RPC is authenticated as sonic-gnmi's authenticate() does (twin
   renamed over NAME once the hash matches. twin refuses a file over PUT_MAX_BYTES (the run
   directory is on /run, in memory), where sonic-gnmi has no limit.
 - Remove: a file (or an empty directory, as Go's os.Remove removes one) under /tmp/, /var/tmp/ or /host/.
-- TransferToRemote: validated as sonic-gnmi validates it, then UNIMPLEMENTED: a twin switch
-  downloads nothing.
+- TransferToRemote: validated as sonic-gnmi validates it, then the URL (http or https) fetched from
+  inside the switch's network namespace (twin.switch.gnoi.http_download) into the file, written as
+  Put writes one, and answered with its MD5; within 5 minutes and PUT_MAX_BYTES.
 The error messages are sonic-gnmi's; where they quote Go's own error (`remove /mnt/host/tmp/x: no
 such file or directory`), the path is the one SONiC's gnmi container would name.
 A switch twin only fronts (docker-sonic-vs) answers UNIMPLEMENTED: its files are its container's.
@@ -39,18 +40,19 @@ from twin.switch.access.auth import PasswordAuth
 from twin.switch.gnoi.gnoi_pb.common import common_pb2
 from twin.switch.gnoi.gnoi_pb.file import file_pb2, file_pb2_grpc
 from twin.switch.gnoi.gnoi_pb.types import types_pb2
+from twin.switch.gnoi.http_download import DownloadError, download_in
 from twin.switch.gnoi.switch_files import ParentError, ReplacedFile, SwitchFiles, errno_text, go_clean
 
 HOST_ROOT = "/mnt/host"            # where sonic-gnmi's gnmi container sees the host's `/`
 CHUNK = 64 * 1024                  # Get's messages, as the proto asks
 GET_MAX_BYTES = 4 * 1024 ** 3      # sonic-gnmi's maxFileSize
-PUT_MAX_BYTES = 256 * 1024 ** 2    # twin's own limit (the module's docstring)
+PUT_MAX_BYTES = 256 * 1024 ** 2    # twin's own limit on a written file (the module's docstring)
+DOWNLOAD_TIMEOUT_S = 300           # sonic-gnmi's downloadTimeout
 DEFAULT_MODE = 0o644
 UMASK = 0o022                      # sonic-gnmi's defaultUmask
 WRITABLE = ("/tmp/", "/var/tmp/", "/host/")  # validatePath's allowed prefixes
 SONIC_VS_FILES = ("twin fronts this docker-sonic-vs switch over its redis; its files are the container's "
                   "own business (docker cp), not twin's")
-NO_DOWNLOAD = ("twin's switches download nothing: put the file with File.Put instead")
 
 
 def _abort(context: grpc.ServicerContext, code: grpc.StatusCode, message: str) -> NoReturn:
@@ -101,10 +103,11 @@ def _visible_path(context: grpc.ServicerContext, path: str, field: str) -> str:
 
 
 class FileServicer(file_pb2_grpc.FileServicer):
-    """gnoi.file.File of one switch; `files` None for a switch twin only fronts."""
+    """gnoi.file.File of one switch, whose downloads leave from `netns`; `files` None for a switch
+    twin only fronts."""
 
-    def __init__(self, files: SwitchFiles | None, username: str, password: str) -> None:
-        self.files = files
+    def __init__(self, files: SwitchFiles | None, username: str, password: str, netns: str | None = None) -> None:
+        self.files, self.netns = files, netns
         self.auth = PasswordAuth(username, password)
 
     def _files(self, context: grpc.ServicerContext) -> SwitchFiles:
@@ -244,22 +247,50 @@ class FileServicer(file_pb2_grpc.FileServicer):
 
     def TransferToRemote(self, request: file_pb2.TransferToRemoteRequest,
                          context: grpc.ServicerContext) -> file_pb2.TransferToRemoteResponse:
-        """file.go: handleTransferToRemoteLocal's checks; the download itself is not emulated."""
-        self._files(context)
+        """file.go: handleTransferToRemoteLocal: the URL fetched from the switch (its namespace) into
+        the file, answered with the file's MD5."""
+        files = self._files(context)
         if not request.HasField("remote_download"):
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "remote_download cannot be nil")
-        if not request.local_path:
+        path = request.local_path
+        if not path:
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "local_path cannot be empty")
-        problem = validate_path(request.local_path)
+        problem = validate_path(path)
         if problem is not None:
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"invalid local_path: {problem}")
         protocol = request.remote_download.protocol
         if protocol != common_pb2.RemoteDownload.HTTP:
             _abort(context, grpc.StatusCode.UNIMPLEMENTED,
                    f"only HTTP protocol is supported, got protocol {common_pb2.RemoteDownload.Protocol.Name(protocol)}")
-        if not request.remote_download.path:
+        url = request.remote_download.path
+        if not url:
             _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "remote download path (URL) cannot be empty")
-        _abort(context, grpc.StatusCode.UNIMPLEMENTED, NO_DOWNLOAD)
+        clean = go_clean(path)
+        digest = hashlib.md5(usedforsecurity=False)
+        with ExitStack() as stack:
+            try:
+                target = stack.enter_context(files.replacing(files.parts(clean)))
+            except ParentError as error:
+                _abort(context, grpc.StatusCode.INTERNAL, "download failed: failed to create output directory: "
+                       f"{go_path_error('mkdir', posixpath.dirname(clean), error)}")
+            except OSError as error:
+                _abort(context, grpc.StatusCode.INTERNAL,
+                       f"download failed: failed to create output file: {go_path_error('open', clean, error)}")
+
+            def write(piece: bytes) -> None:
+                target.file.write(piece)
+                digest.update(piece)
+            try:
+                download_in(self.netns, url, write, PUT_MAX_BYTES, DOWNLOAD_TIMEOUT_S)
+                target.chmod(DEFAULT_MODE)
+                target.rename()
+            except DownloadError as error:
+                _abort(context, grpc.StatusCode.INTERNAL, f"download failed: {error}")
+            except OSError as error:
+                _abort(context, grpc.StatusCode.INTERNAL,
+                       f"download failed: failed to write file: {go_path_error('write', clean, error)}")
+        return file_pb2.TransferToRemoteResponse(hash=types_pb2.HashType(method=types_pb2.HashType.MD5,
+                                                                         hash=digest.digest()))
 
 
 def _receive(context: grpc.ServicerContext, requests: Iterator[file_pb2.PutRequest], target: ReplacedFile,
@@ -304,7 +335,8 @@ def _join(directory: str, name: str) -> str:
     return f"/{name}" if directory == "/" else f"{directory}/{name}"
 
 
-def add_file_servicer(server: grpc.Server, files: SwitchFiles | None, username: str, password: str) -> None:
-    """Serve gnoi.file.File on `server` (the switch's gNMI server, as sonic-gnmi does); `files` None
-    for a docker-sonic-vs switch."""
-    file_pb2_grpc.add_FileServicer_to_server(FileServicer(files, username, password), server)
+def add_file_servicer(server: grpc.Server, files: SwitchFiles | None, username: str, password: str,
+                      netns: str | None = None) -> None:
+    """Serve gnoi.file.File on `server` (the switch's gNMI server, as sonic-gnmi does), its downloads
+    made from `netns`; `files` None for a docker-sonic-vs switch."""
+    file_pb2_grpc.add_FileServicer_to_server(FileServicer(files, username, password, netns), server)
