@@ -570,7 +570,11 @@ def test_bgp_summary_as_sonic_prints_it() -> None:
 
 
 def test_simple_table_pads_columns_to_their_header_plus_two() -> None:
-    assert simple_table(["V", "Name"], [[4, "a"]]) == "  V  Name  \n---  ------\n  4  a     "
+    # python-tabulate's simple format strips each line's trailing spaces (tabulate 0.10 prints exactly this)
+    assert simple_table(["V", "Name"], [[4, "a"]]) == "  V  Name\n---  ------\n  4  a"
+    # numbers align on their decimal points, floats written as format "g" would
+    assert simple_table(["P", "FLR(O)"], [["a", "4.21e-10"], ["b", "0"]], stralign="right") == \
+        "  P    FLR(O)\n---  --------\n  a  4.21e-10\n  b  0"
 
 
 def test_ip_route_as_sonic_prints_it() -> None:

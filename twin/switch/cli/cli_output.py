@@ -28,9 +28,10 @@ def group_usage(path: str) -> str:
 def not_emulated(command: str) -> Output:
     """A SONiC command the twin does not answer (SONiC has it; twin says so instead of pretending)."""
     return Output(err=f"{command}: not available on this twin switch (SONiC has it; twin emulates "
-                      "show version, show interfaces status|description, show ip|ipv6 bgp summary|neighbors|network, "
-                      "show ip|ipv6 route, show runningconfiguration all|bgp|interfaces|ports and the common "
-                      "'config' changes)\n", status=1)
+                      "show version, show interfaces status|description|counters, show queue counters, "
+                      "show pfc counters, show ip|ipv6 bgp summary|neighbors|network, show ip|ipv6 route, "
+                      "show runningconfiguration all|bgp|interfaces|ports and the common 'config' changes)\n",
+                  status=1)
 
 
 def resolve(word: str, names: tuple[str, ...], usage: str, shortest_wins: bool = False) -> str | Output:

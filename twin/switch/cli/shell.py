@@ -5,6 +5,7 @@ text, a change of mode), so the whole command set is unit-testable without a swi
 
 The set, with or without `sudo` (admin's sudo asks no password, as on SONiC):
   show ...                  twin.switch.cli.show_cli (SONiC's show, FRR's data)
+  portstat, queuestat, pfcstat ...   SONiC's counter scripts (twin.switch.cli.counters_cli), COUNTERS_DB's data
   config ...                twin.switch.cli.config_cli, needs root (`sudo config`, or after `sudo -s`)
   vtysh [-c LINE]...        twin.switch.cli.vtysh_guard: -c lines checked, no -f/-b/-w/-H...; alone: interactive
   sonic-db-cli DB CMD...    the switch's redis (twin.switch.cli.sonic_cli), refused commands in redis_guard
@@ -84,6 +85,14 @@ class Show:
 
 
 @dataclass(frozen=True)
+class CounterTool:
+    """`portstat`, `queuestat` or `pfcstat` with its arguments (twin.switch.cli.counters_cli.run_tool)."""
+
+    tool: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Config:
     request: ConfigRequest
 
@@ -112,7 +121,7 @@ class Hostname:
     """`hostname`: the switch's, DEVICE_METADATA's (twin.switch.cli.switch_view.SwitchView.hostname)."""
 
 
-Action = Text | Run | InContainer | Show | Config | DbCli | Enter | Exit | Hostname
+Action = Text | Run | InContainer | Show | CounterTool | Config | DbCli | Enter | Exit | Hostname
 
 
 @dataclass(frozen=True)
@@ -125,8 +134,9 @@ class Piped:
 
 NOT_FOUND = 127
 SHELL_WORDS = frozenset({"exit", "logout", "sudo", "su"})
+COUNTER_TOOLS = frozenset({"portstat", "queuestat", "pfcstat"})
 SET = frozenset({"show", "config", "vtysh", "sonic-db-cli", "redis-cli", "ping", "ping6", "traceroute",
-                 "traceroute6", "ip", "sonic-cli", "hostname", "whoami"}) | SHELL_WORDS
+                 "traceroute6", "ip", "sonic-cli", "hostname", "whoami"}) | COUNTER_TOOLS | SHELL_WORDS
 ROOT_SHELLS = {("-s",): False, ("-i",): True, ("su",): False, ("su", "-"): True, ("su", "root"): False,
                ("su", "-", "root"): True, ("-s", "-u", "root"): False, ("-i", "-u", "root"): True}
 SUDO_USAGE = ("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-ABkNnS] [-g group] [-h host] [-p prompt] [-u user]\n"
@@ -205,6 +215,8 @@ def _command(words: list[str], switch: Switch, root: bool, tty: bool) -> Action:
         return refused("su: Authentication failure")
     if cmd == "show":
         return Show(tuple(args))
+    if cmd in COUNTER_TOOLS:
+        return CounterTool(cmd, tuple(args))
     if cmd == "config":
         if not (root or sudo):
             return refused("Root privileges are required for this operation")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from twin import __version__
-from twin.switch.cli import show_format
+from twin.switch.cli import counters_cli, show_format
 from twin.switch.cli.cli_output import Output, group_usage, not_emulated, resolve, subcommand, usage_error
 from twin.switch.cli.switch_view import SwitchData, vtysh_json
 from twin.switch.cli.vtysh_guard import VtyshRefused
@@ -39,6 +39,8 @@ IP = ("bgp", "fib", "interfaces", "prefix-list", "protocol", "route")
 IPV6 = ("bgp", "fib", "interfaces", "link-local-mode", "prefix-list", "protocol", "route")
 BGP = ("aggregate-address", "neighbors", "network", "summary", "vrf")
 RUNNING = ("acl", "all", "bgp", "interfaces", "mclag", "mgmt-vrf", "ntp", "ports", "snmp", "syslog")
+QUEUE = ("counters", "persistent-watermark", "watermark", "wredcounters")
+PFC = ("asymmetric", "counters", "priority")
 NEIGHBOR_INFO = ("routes", "advertised-routes", "received-routes")
 NETWORK_INFO = ("bestpath", "json", "longer-prefixes", "multipath")
 IGNORED_OPTIONS = ("--verbose",)
@@ -71,7 +73,7 @@ def run_show(data: SwitchData, args: Sequence[str]) -> Output:
     handlers: dict[str, Callable[[SwitchData, list[str]], Output]] = {
         "version": _version, "interfaces": _interfaces, "ip": lambda d, a: _ip(d, a, "ip"),
         "ipv6": lambda d, a: _ip(d, a, "ipv6"), "runningconfiguration": _running, "uptime": _uptime,
-        "clock": _clock, "route-map": _route_map}
+        "clock": _clock, "route-map": _route_map, "queue": _queue, "pfc": _pfc}
     if name not in handlers:
         return not_emulated(f"show {name}")
     try:
@@ -87,6 +89,8 @@ def _help() -> str:
             "  interfaces            Show details of the network interfaces\n"
             "  ip                    Show IP (IPv4) commands\n"
             "  ipv6                  Show IPv6 commands\n"
+            "  pfc                   Show details of the priority-flow-control (pfc)\n"
+            "  queue                 Show details of the queues\n"
             "  route-map             show route-map\n"
             "  runningconfiguration  Show current running configuration information\n"
             "  uptime                Show system uptime\n"
@@ -151,6 +155,8 @@ def _interfaces(data: SwitchData, args: list[str]) -> Output:
     sub = subcommand("show interfaces", args, INTERFACES)
     if isinstance(sub, Output):
         return sub
+    if sub == "counters":
+        return counters_cli.show_interfaces_counters(data, args[1:])
     rest = _split(args[1:])
     if sub not in ("status", "description"):
         return not_emulated(f"show interfaces {sub}")
@@ -173,6 +179,24 @@ def _interfaces(data: SwitchData, args: list[str]) -> Output:
             rows.append([port, live.get("oper_status", "down"), admin, cfg.get("alias", port),
                          cfg.get("description", "N/A")])
     return Output(out=show_format.simple_table(("Interface", "Oper", "Admin", "Alias", "Description"), rows) + "\n")
+
+
+def _queue(data: SwitchData, args: list[str]) -> Output:
+    sub = subcommand("show queue", args, QUEUE)
+    if isinstance(sub, Output):
+        return sub
+    if sub != "counters":
+        return not_emulated(f"show queue {sub}")
+    return counters_cli.show_queue_counters(data, args[1:])
+
+
+def _pfc(data: SwitchData, args: list[str]) -> Output:
+    sub = subcommand("show pfc", args, PFC)
+    if isinstance(sub, Output):
+        return sub
+    if sub != "counters":
+        return not_emulated(f"show pfc {sub}")
+    return counters_cli.show_pfc_counters(data, args[1:])
 
 
 def _ip(data: SwitchData, args: list[str], ipver: str) -> Output:

@@ -34,21 +34,55 @@ def _is_number(cell: Cell) -> bool:
     return True
 
 
+def _is_int(cell: Cell) -> bool:
+    if isinstance(cell, bool | float):
+        return False
+    if isinstance(cell, int):
+        return True
+    try:
+        int(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _afterpoint(text: str) -> int:
+    """Digits after the decimal point (or the exponent's e) of a number; -1 for an integer."""
+    if _is_int(text):
+        return -1
+    point = text.rfind(".")
+    point = text.lower().rfind("e") if point < 0 else point
+    return len(text) - point - 1 if point >= 0 else -1
+
+
+def _column(cells: Sequence[Cell]) -> tuple[list[str], bool]:
+    """(the cells as text, numeric?) as python-tabulate types a column: all integers, all numbers
+    (written with format "g"), else text. Numbers are aligned on their decimal points."""
+    numeric = bool(cells) and all(_is_number(x) for x in cells if x != "")
+    if not numeric:
+        return [str(x) for x in cells], False
+    if all(_is_int(x) for x in cells if x != ""):
+        return [str(x) for x in cells], True
+    texts = [format(float(x), "g") if x != "" else "" for x in cells]
+    points = [_afterpoint(t) for t in texts]
+    return [t + " " * (max(points) - p) for t, p in zip(texts, points, strict=True)], True
+
+
 def simple_table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], stralign: str = "left") -> str:
     """python-tabulate's `tablefmt="simple"`: columns at least their header plus two wide, numbers
-    right-aligned, text aligned by `stralign`, two spaces between columns, dashes under the header."""
+    right-aligned on their decimal points, text aligned by `stralign`, two spaces between columns,
+    dashes under the header, no spaces at the end of a line."""
     columns = list(zip(*rows, strict=True)) if rows else [() for _ in headers]
     lines: list[list[str]] = [[] for _ in range(len(rows) + 2)]
     for c, header in enumerate(headers):
-        cells = [str(x) for x in columns[c]]
-        numeric = bool(columns[c]) and all(_is_number(x) for x in columns[c] if x != "")
+        cells, numeric = _column(columns[c])
         width = max([len(header) + 2, *(len(x) for x in cells)])
         right = numeric or stralign == "right"
         lines[0].append(header.rjust(width) if right else header.ljust(width))
         lines[1].append("-" * width)
         for r, cell in enumerate(cells):
             lines[r + 2].append(cell.rjust(width) if right else cell.ljust(width))
-    return "\n".join("  ".join(line) for line in lines)
+    return "\n".join("  ".join(line).rstrip() for line in lines)
 
 
 # -- show ip bgp summary (utilities_common/bgp_util.py) ----------------------------------------------

@@ -40,8 +40,10 @@ from twin.switch.cli.cli_filters import Filter, FilterError
 from twin.switch.cli.cli_output import Output
 from twin.switch.cli.cli_process import LocalProcess, Process
 from twin.switch.cli.container_exec import ContainerProcess
+from twin.switch.cli.counters_cli import run_tool
 from twin.switch.cli.shell import (
     Config,
+    CounterTool,
     DbCli,
     Enter,
     Exit,
@@ -344,6 +346,8 @@ class Session:
             output = action.output
         elif isinstance(action, Show):
             output = await self.blocking(run_show, self.view, list(action.args))
+        elif isinstance(action, CounterTool):
+            output = await self.blocking(run_tool, self.view, action.tool, list(action.args))
         elif isinstance(action, Config):
             output = await self.config(action)
         elif isinstance(action, DbCli):

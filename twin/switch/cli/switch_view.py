@@ -34,6 +34,8 @@ class SwitchData(Protocol):
 
     def appl_table(self, table: str) -> dict[str, dict[str, str]]: ...
 
+    def hgetall(self, db: str, key: str) -> dict[str, str]: ...
+
     def mod_entry(self, table: str, key: str, fields: dict[str, str]) -> None: ...
 
     def replace_config(self, old: ConfigDb, new: ConfigDb) -> None: ...
@@ -81,6 +83,11 @@ class SwitchView:
     def appl_table(self, table: str) -> dict[str, dict[str, str]]:
         rows = self.db.table("APPL_DB", table)
         return {k: v for k, v in rows.items() if isinstance(v, dict)}
+
+    def hgetall(self, db: str, key: str) -> dict[str, str]:
+        """Every field of hash `key` in database `db` ({} when there is none): what SONiC's counter
+        commands read (twin.switch.cli.counters_db)."""
+        return {str(k): str(v) for k, v in self.db.client(db).hgetall(key).items()}
 
     def mod_entry(self, table: str, key: str, fields: dict[str, str]) -> None:
         """ConfigDBConnector.mod_entry: HSET of the fields on TABLE|key."""
