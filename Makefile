@@ -18,7 +18,7 @@ GOLDEN_LABS := default rail gate
 
 DEPS_FLAGS := $(if $(filter docker clab,$(RUNTIME)),--docker)
 
-.PHONY: lab-up lab-down test unit lint configs schema json-schemas docs bench deps image clean
+.PHONY: lab-up lab-down test unit lint configs schema json-schemas dashboards docs bench deps image clean
 
 # Installs what is missing (Debian packages, the virtualenv and the package; with RUNTIME=docker the
 # Docker engine, started if needed, and the switch image; SONiC's YANG models and FRR templates from
@@ -64,6 +64,11 @@ schema:
 # tests/unit/test_file_schemas.py fails when a model changes and they were not regenerated.
 json-schemas:
 	$(PY) schemas/generate.py
+
+# The Grafana dashboards of twin telemetry (dashboards/*.json), from twin/telemetry/dashboards.py;
+# tests/unit/test_dashboards.py fails when the generator changed and they were not rewritten.
+dashboards:
+	$(TWIN) telemetry dashboards dashboards
 
 # The documentation site (mkdocs.yml, docs/) into build/site/; `$(VENV)/bin/mkdocs serve` to browse it.
 docs:

@@ -333,7 +333,9 @@ def drill(kind: Annotated[str | None, typer.Argument(
                                                        "leaf1:Ethernet128); default: the first that fits")] = None,
           scenario: Annotated[Path | None, typer.Option(help="a YAML file of timed faults, instead of KIND")] = None,
           name: NameOpt = None, as_json: JsonOpt = False,
-          report: Annotated[Path | None, typer.Option(help="write JSON, Markdown and a PNG timeline here")] = None,
+          report: Annotated[Path | None, typer.Option(help="write JSON, Markdown and a PNG timeline here (and "
+                                                           "when the lab's telemetry runs, the touched links' "
+                                                           "counters)")] = None,
           loss_pct: Annotated[float, typer.Option(help="link-gray: % of packets dropped")] = 5.0,
           flaps: Annotated[int, typer.Option(help="link-flap: number of flaps")] = 3,
           period_ms: Annotated[float, typer.Option(help="link-flap: time between flaps")] = 3000,
@@ -399,7 +401,9 @@ def drill(kind: Annotated[str | None, typer.Argument(
             result = drill_with_traffic(lab_name, plan_, traffic_pattern, traffic_qps, None, traffic_pairs, mode,
                                         progress=on_step, options=options)
     if report is not None:
-        written = write_reports(result, report)
+        from twin.cli.telemetry import drill_counters_or_none
+
+        written = write_reports(result, report, drill_counters_or_none(result))
         if not as_json:
             console.print("reports: " + ", ".join(str(p) for p in written))
     if as_json:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from twin.cli.common import JsonOpt, NameOpt, console, emit_json, out, resolve_name
+from twin.model.errors import TwinError
+
+if TYPE_CHECKING:
+    from twin.model.counters import DrillCounters
+    from twin.model.drill import DrillReport
 
 telemetry_app = typer.Typer(help="Watch a lab as a SONiC fabric is watched: gNMI subscriptions into Prometheus.",
                             no_args_is_help=True)
@@ -60,6 +66,34 @@ def status(name: NameOpt = None, as_json: JsonOpt = False) -> None:
                   ", ".join(f"{t['health']}{' ' + t['error'] if t['error'] else ''}" for t in doc.get("targets", [])))
     if not doc["up"]:
         raise typer.Exit(1)
+
+
+@telemetry_app.command("dashboards")
+def dashboards(folder: Annotated[Path, typer.Argument(help="a new or empty folder, or one twin wrote "
+                                                            "dashboards into before")],
+               as_json: JsonOpt = False) -> None:
+    """Write the Grafana dashboards of a lab's telemetry (fabric overview, RoCE queues, a drill) as JSON
+    to import into Grafana, each with a Prometheus datasource variable and a lab variable."""
+    from twin.host.owned import write_owned
+    from twin.telemetry.dashboards import render
+
+    written = write_owned(folder, render(), "twin telemetry dashboards", prune=True)
+    if as_json:
+        emit_json({"folder": str(folder), "dashboards": [str(p) for p in written]})
+    else:
+        out.print("dashboards: " + ", ".join(str(p) for p in written))
+
+
+def drill_counters_or_none(report: DrillReport) -> DrillCounters | None:
+    """For `twin drill --report`: the counters of the links the drill touched, from the lab's Prometheus
+    when its telemetry runs; a Prometheus that does not answer costs the plot, not the drill's report."""
+    from twin.telemetry.drill_counters import drill_counters
+
+    try:
+        return drill_counters(report)
+    except TwinError as exc:
+        console.print(f"[yellow]no counter plot: {exc}[/yellow]")
+        return None
 
 
 def register(app: typer.Typer) -> None:
