@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
@@ -75,6 +79,21 @@ def until(cond: Callable[[], object], timeout: float = 30, every: float = 0.05) 
             return True
         time.sleep(every)
     return False
+
+
+CHROMIUM = shutil.which("chromium")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
+                                    "(scripts/install-deps.sh installs it; apt-get install chromium)")
+
+
+def chromium(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Headless Chromium as root, with a fresh profile and nothing that reaches the network."""
+    assert CHROMIUM is not None
+    with tempfile.TemporaryDirectory(prefix="dz-chromium-") as profile:
+        return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                               "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                               "--disable-sync", f"--user-data-dir={profile}", *args],
+                              capture_output=True, text=True, timeout=timeout)
 
 
 def netns_exec(lab: str, node: str, *cmd: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:

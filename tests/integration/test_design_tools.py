@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import REPO, TWIN, leftovers, twin, twin_json, unique, until
-
-CHROMIUM = shutil.which("chromium")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
-                                    "(scripts/install-deps.sh installs it; apt-get install chromium)")
+from labtools import REPO, TWIN, chromium, leftovers, needs_chromium, twin, twin_json, unique, until
 
 
 @pytest.fixture(scope="module")
@@ -30,16 +24,6 @@ def default_lab() -> Iterator[str]:
     finally:
         twin("down", "--name", name, check=False)
         assert leftovers(name) == []
-
-
-def chromium(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Headless Chromium as root, with a fresh profile and nothing that reaches the network."""
-    assert CHROMIUM is not None
-    with tempfile.TemporaryDirectory(prefix="dz-chromium-") as profile:
-        return subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                               "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                               "--disable-sync", f"--user-data-dir={profile}", *args],
-                              capture_output=True, text=True, timeout=timeout)
 
 
 def page_data(path: Path) -> Any:
