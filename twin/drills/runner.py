@@ -56,6 +56,8 @@ class Drill:
     """One drill on a running lab: `run` executes the schedule while the observers record, restores
     whatever is still in place after an error, and returns the judged report."""
 
+    _run = ""   # this run's id on the lab's event log (timeline.run_id), set when the run starts
+
     def __init__(self, runtime: Runtime, lab: RunningLab, scenario: Scenario, slo: Slo,
                  progress: Progress = lambda s: None, options: Options = Options()) -> None:
         self.runtime, self.lab, self.state, self.plan = runtime, lab, lab.state, lab.plan
@@ -76,7 +78,6 @@ class Drill:
         self.spec: ProbeSpec | None = None
         self._active: set[int] = set()
         self._injecting: set[int] = set()
-        self._run = ""   # this run's id on the lab's event log (timeline.run_id)
 
     # -- running -------------------------------------------------------------------------------
 
