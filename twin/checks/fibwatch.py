@@ -16,6 +16,8 @@ from typing import Any
 
 from pyroute2 import IPRoute
 
+from twin.host.background import Background
+from twin.model.errors import TwinError
 from twin.switch.netns_socket import run_in_netns
 
 RTPROT_BGP = 186
@@ -71,10 +73,9 @@ class FibWatch:
         self.history: list[tuple[float, str, NodeFib]] = []
         self.current: Fib = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
         self._socks: dict[int, tuple[str, socket.socket]] = {}
         self._iprs: dict[str, IPRoute] = {}
-        self._thread = threading.Thread(target=self._run, name="fibwatch", daemon=True)
+        self._worker = Background(self._run, "fibwatch", "the FIB watch (netlink events of every switch)")
 
     def __enter__(self) -> FibWatch:
         for node, ns in self.netns.items():
@@ -84,18 +85,34 @@ class FibWatch:
         now = time.time()
         for node in self.netns:
             self._record(now, node)
-        self._thread.start()
+        self._worker.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        """Stop the watch and close its sockets, once its thread has let go of them; its failure (or a
+        thread that would not stop) is raised unless another error is already on its way."""
+        try:
+            self._worker.stop()
+        except TwinError:
+            if exc_type is None:
+                raise
+        finally:
+            if not self._worker.alive:
+                self.close()
+
+    def close(self) -> None:
         for _, sock in self._socks.values():
             sock.close()
         for ipr in self._iprs.values():
             ipr.close()
 
+    def check(self) -> None:
+        """Raise the watch's failure, if its thread failed (its record stopped there)."""
+        self._worker.check()
+
     def snapshot(self) -> Fib:
+        """Every switch's FIB as last recorded; the watch's failure, if its thread failed."""
+        self.check()
         with self._lock:
             return dict(self.current)
 
@@ -106,9 +123,9 @@ class FibWatch:
                 self.current[node] = fib
                 self.history.append((t, node, fib))
 
-    def _run(self) -> None:
+    def _run(self, stopping: threading.Event) -> None:
         fds = list(self._socks)
-        while not self._stop.is_set():
+        while not stopping.is_set():
             ready, _, _ = select.select(fds, [], [], 0.1)
             if not ready:
                 continue

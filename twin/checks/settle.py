@@ -75,8 +75,8 @@ class Settling:
         self.before = self._sessions()   # what the sessions were before the change
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.watch.__exit__(*exc)
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.watch.__exit__(exc_type, *exc)
 
     def _sessions(self) -> dict[str, dict[str, Phase] | None]:
         """Each switch's sessions by phase (session_phase), read from bgpd's summary."""
@@ -114,6 +114,7 @@ class Settling:
         session_changes = [(max(time.time(), applied or begun), s) for s in self.switches
                            if sessions[s] != self.before.get(s)]
         while True:
+            self.watch.check()   # a watch that failed records nothing: that is no quiet
             history = [(t, switch) for t, switch, _ in self.watch.history] + session_changes
             quiet = quiet_from(begun, [t for t, _ in history], not_before)
             now = time.time()

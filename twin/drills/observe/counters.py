@@ -11,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 
+from twin.host.background import Background
+from twin.model.errors import TwinError
 from twin.model.plan import Plan
 
 
@@ -44,8 +46,7 @@ class SpineCounters:
         self.paths = {leaf: Path(f"/proc/{pid}/net/dev") for leaf, pid in pids.items() if leaf in self.links}
         self.interval = interval
         self.samples: list[tuple[float, dict[str, int]]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="counters", daemon=True)
+        self._worker = Background(self._run, "counters", "the uplink counter sampler")
 
     def read(self) -> dict[str, int]:
         totals = dict.fromkeys(self.spines, 0)
@@ -60,14 +61,19 @@ class SpineCounters:
 
     def __enter__(self) -> SpineCounters:
         self.samples.append((time.time(), self.read()))
-        self._thread.start()
+        self._worker.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        """Stop sampling, take the last sample; the sampler's failure is raised unless another error is
+        already on its way."""
+        try:
+            self._worker.stop()
+        except TwinError:
+            if exc_type is None:
+                raise
         self.samples.append((time.time(), self.read()))
 
-    def _run(self) -> None:
-        while not self._stop.wait(self.interval):
+    def _run(self, stopping: threading.Event) -> None:
+        while not stopping.wait(self.interval):
             self.samples.append((time.time(), self.read()))
