@@ -210,15 +210,15 @@ def test_blast_radius_counts_losing_pairs_rails_and_healthy_flows_that_moved() -
     assert (radius.moved_healthy, radius.moved_healthy_share) == (1, 0.5)
 
 
-@pytest.mark.parametrize(("outage", "before", "during", "overhead"), [
-    (0, 1.0, 1.0, 0.0),
-    (500, 1.0, 1.0, 0.5),          # a 500 ms stall in a 1 s iteration
-    (0, 1.0, 0.5, 1.0),            # half the bandwidth: the iteration takes twice as long
-    (250, 1.0, 0.8, 0.5),
-    (100, 1.0, 0.0, None),         # cut off: the collective cannot finish
+@pytest.mark.parametrize(("normal", "failure", "extra", "overhead"), [
+    (10.0, 10.0, 0.0, 0.0),
+    (10.0, 510.0, 500.0, 0.5),     # the collective ends 500 ms late in a 1 s iteration
+    (10.0, None, None, None),      # cut off: the collective cannot finish
+    (2000.0, 2500.0, 500.0, 0.25),  # an iteration is at least its collective
 ])
-def test_jct_overhead(outage: float, before: float, during: float, overhead: float | None) -> None:
-    assert metrics.jct_overhead(outage, 1000, before, during) == overhead
+def test_jct_is_the_failure_iterations_collective_against_a_normal_one(
+        normal: float, failure: float | None, extra: float | None, overhead: float | None) -> None:
+    assert metrics.jct(normal, failure, 1000) == (extra, overhead)
 
 
 def test_measure_on_a_plan_counts_uplinks_and_busbw(clos: Plan) -> None:
@@ -236,8 +236,16 @@ def test_measure_on_a_plan_counts_uplinks_and_busbw(clos: Plan) -> None:
     m = metrics.measure(clos, flows, [path, path], gpus)
     assert m.uplinks == 4 and m.idle_uplinks == 3 and m.mmr == 4.0 and m.jfi == 0.25
     assert m.busbw_share == 1.0   # two QPs of one NIC on one uplink of the same speed: still line rate
-    assert [(lk.a, lk.b, lk.flows, lk.load) for lk in m.links] == [
-        (leaf_a.name, spine.name, 2, 1.0), (spine.name, leaf_b.name, 2, 1.0)]
+    assert [(lk.a, lk.b, lk.flows, lk.load, lk.capacity_gbps) for lk in m.links] == [   # the fabric's first
+        (leaf_a.name, spine.name, 2, 1.0, 400), (spine.name, leaf_b.name, 2, 1.0, 400),
+        (leaf_b.name, b.server, 2, 1.0, 400), (a.server, leaf_a.name, 2, 1.0, 400)]
+    # the default collective: each GPU pair sends 128 MiB once, split over its 2 QPs at 200 Gb/s each
+    assert (m.collective, m.message_bytes, m.algo_factor) == ("SendRecv", 128 * 2**20, 1.0)
+    assert m.completion_ms == pytest.approx(128 * 2**20 * 8 / 400e9 * 1e3, abs=1e-6)
+    assert m.algbw_gbps == m.busbw_gbps == 400.0 and m.line_rate_gbps == 400
+    assert [(r.qp, r.bytes, r.path) for r in m.flow_table] == [
+        (q, 64 * 2**20, [(a.server, a.leaf), (leaf_a.name, spine.name), (spine.name, leaf_b.name),
+                         (leaf_b.name, b.server)]) for q in range(2)]
 
 
 def test_judge_and_reports(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PatternName = Literal["ring-allreduce", "all-to-all", "pairs"]
+PatternName = Literal["ring-allreduce", "all-gather", "reduce-scatter", "all-to-all", "pairs"]
 ROCE_DPORT = 4791   # RoCEv2: UDP destination port 4791 (IANA), every queue pair
 
 
@@ -47,7 +47,7 @@ class Flow(Strict):
 
 
 class LinkLoad(Strict):
-    """One direction of a fabric link (switch to switch) the pattern uses."""
+    """One direction of a link the pattern uses: between two switches, or a server's NIC link."""
 
     a: str                     # the sending node
     b: str                     # the receiving node
@@ -56,10 +56,59 @@ class LinkLoad(Strict):
     flows: int
     load: float                # offered load as a share of the link's line rate (1.0 = full)
     uplink: bool = False       # a leaf's link towards a spine
+    capacity_gbps: float = 0.0  # the link's line rate in this direction
 
 
-class Metrics(Strict):
-    """What the pattern does to the fabric at one moment."""
+Hop = tuple[str, str]          # one link crossed: (from node, to node), or (its port, the peer's port)
+
+
+class FlowRow(Strict):
+    """One send of the flow-level model: a chunk over one queue pair, when it started and ended."""
+
+    src: str                   # GPU name (server/index)
+    dst: str
+    qp: int
+    step: int = 0              # its ring step (0 for the collectives without steps)
+    bytes: int
+    after: list[int] = Field(default_factory=list)   # the rows (indices in this table) it waits for
+    path: list[Hop]            # the links it crosses, source server to destination server
+    ports: list[Hop]           # the same hops as (port of the sender, port of the receiver)
+    start_ms: float | None     # None: it never started (a send it waits for never ended)
+    end_ms: float | None       # None: it never ended (no path)
+    waited_ms: float = 0.0     # the failure iteration: time it stood still because its path crossed the fault
+    new_path: list[Hop] | None = None    # the failure iteration: the path it moved to once the fabric converged
+    new_ports: list[Hop] | None = None
+
+
+class GroupFigures(Strict):
+    """A rail's or a pod's share of the collective: when its GPUs' last send ended."""
+
+    gpus: int
+    completion_ms: float | None
+    algbw_gbps: float
+    busbw_gbps: float
+
+
+class CollectiveFigures(Strict):
+    """The collective by flow-level simulation (a model): its size, time and bandwidths as the IETF BMWG
+    drafts define them (algbw = message_bytes / completion; busbw = algbw x algo_factor)."""
+
+    collective: str = "SendRecv"       # AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv
+    n: int = 0                         # ranks
+    message_bytes: int = 0             # per rank, as nccl-tests' size
+    algo_factor: float = 1.0
+    completion_ms: float | None = None  # the last send's end (None: the collective never completes)
+    algbw_gbps: float = 0.0
+    busbw_gbps: float = 0.0
+    line_rate_gbps: float = 0.0        # the slowest NIC taking part (busbw_share = busbw_gbps / this)
+    by_rail: dict[str, GroupFigures] = Field(default_factory=dict)
+    by_pod: dict[str, GroupFigures] = Field(default_factory=dict)
+    # and each model built on these figures ends with `flow_table`, every send as a FlowRow
+
+
+class Metrics(CollectiveFigures):
+    """What the pattern does to the fabric at one moment, and its collective's figures on the fabric as
+    it is then."""
 
     flows: int
     resolved: int              # flows whose path reached the destination GPU's NIC
@@ -70,7 +119,17 @@ class Metrics(Strict):
     jfi: float | None          # Jain's fairness index over the same uplinks
     idle_uplinks: int
     busbw_share: float         # the collective's bus bandwidth as a share of NIC line rate
-    pair_share: dict[str, float] = Field(default_factory=dict)   # "src->dst": achieved share of line rate
+    pair_share: dict[str, float] = Field(default_factory=dict)   # "src->dst": max-min fair share of line rate
+    flow_table: list[FlowRow] = Field(default_factory=list)
+
+
+class FailureIteration(CollectiveFigures):
+    """The iteration a fault lands in (at its start): the sends whose path crosses the failed element
+    stand still for the outage, then every send takes its path of the converged fabric."""
+
+    outage_ms: float
+    busbw_share: float
+    flow_table: list[FlowRow] = Field(default_factory=list)
 
 
 class BlastRadius(Strict):
@@ -80,6 +139,9 @@ class BlastRadius(Strict):
     rails: dict[str, float]    # rail -> worst loss among its pairs
     moved_healthy: int         # flows that changed path although their path did not touch the fault
     moved_healthy_share: float  # ... as a share of the flows whose path did not touch the fault
+    crossed_flows: int = 0     # flows (queue pairs) whose path crossed the fault: they stand still for the outage
+    delayed_pairs: dict[str, float | None] = Field(default_factory=dict)   # "src->dst": ms its last byte came
+    #                                                  later in the failure iteration (None: it never came)
 
 
 class Confirmation(Strict):
@@ -91,7 +153,7 @@ class Confirmation(Strict):
     mismatches: list[str] = Field(default_factory=list)
 
 
-class TrafficReport(Strict):
+class TrafficReport(CollectiveFigures):
     lab: str
     pattern: PatternName
     qps: int
@@ -105,15 +167,20 @@ class TrafficReport(Strict):
     uplinks: int
     seed_mode: str = "kernel"
     fault: str | None = None
+    failed_nodes: list[str] = Field(default_factory=list)        # what the fault takes out of the fabric
+    failed_links: list[tuple[str, str]] = Field(default_factory=list)
     before: Metrics | None = None
     during: Metrics | None = None
     after: Metrics | None = None
     blast_radius: BlastRadius | None = None
-    outage_ms: float | None = None           # injection -> every FIB converged (the failed flows stall)
-    jct_overhead: float | None = None        # the failure iteration's extra time, as a share of a normal one
+    outage_ms: float | None = None           # the measured outage: the flows that crossed the fault stall for it
+    failure_iteration: FailureIteration | None = None
+    jct_extra_ms: float | None = None        # the failure iteration's collective time minus a normal one's
+    jct_overhead: float | None = None        # jct_extra_ms as a share of a training iteration
     iteration_ms: float | None = None
     paths: dict[str, list[str]] = Field(default_factory=dict)   # flow key -> nodes, for `--json` readers
     confirmation: Confirmation | None = None
+    flow_table: list[FlowRow] = Field(default_factory=list)
 
 
 class TrafficSlo(Strict):

@@ -9,10 +9,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from rich.console import Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from twin.host.owned import Content, write_owned
-from twin.model.traffic import LinkLoad, Metrics, TrafficReport
+from twin.model.traffic import CollectiveFigures, GroupFigures, LinkLoad, Metrics, TrafficReport
 
 MOMENTS = ("before", "during", "after")
 
@@ -25,20 +27,75 @@ def moments(r: TrafficReport) -> list[tuple[str, Metrics]]:
     return [(name, m) for name in MOMENTS if (m := getattr(r, name)) is not None]
 
 
-def traffic_table(r: TrafficReport) -> Table:
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
+
+
+def _ms(value: float | None) -> str:
+    return "never" if value is None else f"{value:.3f} ms"
+
+
+def collective_title(r: TrafficReport) -> str:
+    return f"model: {r.collective}, n={r.n}, {_size(r.message_bytes)} per rank, algo_factor {r.algo_factor:.4g}"
+
+
+def collective_rows(r: TrafficReport) -> list[tuple[str, CollectiveFigures, float]]:
+    """(moment, figures, busbw share): the fabric's moments, then the iteration a fault lands in."""
+    rows: list[tuple[str, CollectiveFigures, float]] = [(name, m, m.busbw_share) for name, m in moments(r)]
+    if r.failure_iteration is not None:
+        rows.append(("fault iteration", r.failure_iteration, r.failure_iteration.busbw_share))
+    return rows
+
+
+def _slowest(groups: dict[str, GroupFigures]) -> tuple[str, GroupFigures] | None:
+    return max(groups.items(), key=lambda kv: float("inf") if kv[1].completion_ms is None else kv[1].completion_ms,
+               default=None)
+
+
+def fault_lines(r: TrafficReport) -> list[str]:
+    """The outage charged, who stood still, what the iteration lost, and the slowest rail and pod."""
+    lines = []
+    if r.failure_iteration is not None and r.blast_radius is not None:
+        b = r.blast_radius
+        lines.append(f"Outage {_num(r.outage_ms, '{:.0f}')} ms, charged only to the {b.crossed_flows} of {r.flows} "
+                     f"flows whose path crossed {r.fault}; {len(b.delayed_pairs)} GPU pairs finished later")
+        lines.append("JCT: the fault iteration's collective takes "
+                     + ("forever (some flows have no path)" if r.jct_extra_ms is None else
+                        f"{r.jct_extra_ms:+.3f} ms, {r.jct_overhead:.1%} of a {r.iteration_ms:g} ms iteration"))
+        lines.append(f"Healthy flows moved anyway: {b.moved_healthy} ({b.moved_healthy_share:.0%})")
+    last = r.failure_iteration or r
+    for what, groups in (("rail", last.by_rail), ("pod", last.by_pod)):
+        slowest = _slowest(groups)
+        if slowest is not None and len(groups) > 1:
+            key, g = slowest
+            lines.append(f"Slowest {what}{' in the fault iteration' if r.failure_iteration else ''}: {key} "
+                         f"({_ms(g.completion_ms)}, busbw {g.busbw_gbps:g} Gb/s)")
+    return lines
+
+
+def traffic_table(r: TrafficReport) -> RenderableType:
+    """Two narrow tables (the fabric's moments; the collective's figures, labelled a model) and the
+    fault's lines; every column folds rather than cuts its text."""
     title = f"{r.pattern} on {r.lab}: {r.gpus} GPUs, {r.qps} QP(s) per pair, {r.flows} flows"
     if r.fault:
         title += f", fault {r.fault}"
-    table = Table(title=title, title_justify="left")
-    for col in ("", "resolved", "MMR", "JFI", "idle uplinks", "busiest uplink", "busbw share"):
-        table.add_column(col, justify="right" if col else "left")
+    fabric = Table(title=title, title_justify="left")
+    for col in ("", "resolved", "MMR", "JFI", "idle uplinks", "busiest uplink"):
+        fabric.add_column(col, justify="right" if col else "left", overflow="fold")
     for name, m in moments(r):
         busiest = max(m.uplink_loads, key=lambda lk: lk.load, default=None)
-        table.add_row(name, f"{m.resolved}/{m.flows}", _num(m.mmr), _num(m.jfi, "{:.3f}"),
-                      f"{m.idle_uplinks}/{m.uplinks}",
-                      f"{busiest.a}->{busiest.b} {busiest.flows} flows" if busiest and busiest.flows else "-",
-                      f"{m.busbw_share:.0%}")
-    return table
+        fabric.add_row(name, f"{m.resolved}/{m.flows}", _num(m.mmr), _num(m.jfi, "{:.3f}"),
+                       f"{m.idle_uplinks}/{m.uplinks}",
+                       f"{busiest.a}->{busiest.b} ({busiest.flows} flows)" if busiest and busiest.flows else "-")
+    collective = Table(title=collective_title(r), title_justify="left")
+    for col in ("", "completion", "algbw Gb/s", "busbw Gb/s", "busbw share"):
+        collective.add_column(col, justify="right" if col else "left", overflow="fold")
+    for name, f, busbw_share in collective_rows(r):
+        collective.add_row(name, _ms(f.completion_ms), f"{f.algbw_gbps:g}", f"{f.busbw_gbps:g}", f"{busbw_share:.0%}")
+    return Group(fabric, collective, *(Text(line) for line in fault_lines(r)))
 
 
 def traffic_markdown(r: TrafficReport) -> str:
@@ -49,14 +106,18 @@ def traffic_markdown(r: TrafficReport) -> str:
     for name, m in moments(r):
         lines.append(f"| {name} | {m.resolved}/{m.flows} | {_num(m.mmr)} | {_num(m.jfi, '{:.3f}')} | "
                      f"{m.idle_uplinks}/{m.uplinks} | {m.busbw_share:.0%} |")
+    lines += ["", f"The collective by flow-level simulation ({collective_title(r)}; line rate "
+              f"{r.line_rate_gbps:g} Gb/s):", "",
+              "| moment | completion | algbw Gb/s | busbw Gb/s | busbw share |", "|---|---|---|---|---|"]
+    lines += [f"| {name} | {_ms(f.completion_ms)} | {f.algbw_gbps:g} | {f.busbw_gbps:g} | {share:.0%} |"
+              for name, f, share in collective_rows(r)]
     if r.blast_radius is not None:
         b = r.blast_radius
-        lines += ["", f"Outage (injection to every FIB converged): {_num(r.outage_ms, '{:.0f}')} ms; "
-                  f"JCT overhead of the failure iteration ({_num(r.iteration_ms, '{:.0f}')} ms): "
-                  f"{_num(r.jct_overhead, '{:.1%}') if r.jct_overhead is not None else 'the collective stalls'}",
-                  f"Healthy flows moved anyway: {b.moved_healthy} ({b.moved_healthy_share:.0%})",
-                  f"GPU pairs losing bandwidth: {len(b.pairs)}; rails: "
+        lines += ["", f"GPU pairs losing bandwidth while the fault is in place: {len(b.pairs)}; rails: "
                   + (", ".join(f"{k} (-{v:.0%})" for k, v in b.rails.items()) or "none")]
+    extra = fault_lines(r)
+    if extra:
+        lines += ["", *extra]
     return "\n".join(lines) + "\n"
 
 

@@ -5,12 +5,12 @@
 - MMR: max / mean offered load over the uplinks the pattern can use (every leaf -> spine link of the
   leaves whose flows cross a spine, idle ones included, failed ones not);
 - JFI: Jain's fairness index (sum x)^2 / (n * sum x^2) over the same uplinks;
-- rates: max-min fair shares (progressive filling) over every link, NICs included;
-- busbw share: a collective advances at the pace of its slowest GPU, so its bus bandwidth (nccl-tests'
-  busbw; algbw * 2(n-1)/n for AllReduce, which for a ring is each GPU's send rate) is the least
-  send rate of any GPU, as a share of its NIC's line rate;
-- JCT overhead of the failure iteration: its flows stall for the outage, then the rest of the
-  iteration runs at the degraded bus bandwidth: (outage + T * (busbw_before / busbw_during - 1)) / T.
+- pair shares: max-min fair rates (progressive filling) over every link, NICs included, all flows at once;
+- the collective's completion, algbw and busbw by flow-level simulation (twin.traffic.completion), busbw
+  share its busbw as a share of the slowest NIC's line rate;
+- blast radius: the pairs whose share drops, the healthy flows that moved, and from the failure
+  iteration the flows that stood still for the outage and the pairs whose last byte came later;
+- JCT: the failure iteration's completion minus a normal one's, and that as a share of an iteration.
 """
 
 from __future__ import annotations
@@ -19,15 +19,14 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from twin.model.plan import Plan
-from twin.model.traffic import BlastRadius, Flow, Gpu, LinkLoad, Metrics
-from twin.traffic.resolve import Hop, Path
+from twin.model.traffic import BlastRadius, FailureIteration, Flow, FlowRow, Gpu, LinkLoad, Metrics
+from twin.traffic import completion
+from twin.traffic.collectives import DEFAULT_MESSAGE_BYTES, Schedule, schedule
+from twin.traffic.fairshare import max_min
+from twin.traffic.links import LinkId, capacities, link_id, port_name
+from twin.traffic.resolve import Path
 
-LinkId = tuple[str, str, str, str]   # (a, a kernel interface, b, b kernel interface), one direction
-EPS = 1e-9
-
-
-def link_id(hop: Hop) -> LinkId:
-    return (hop.a, hop.a_if, hop.b, hop.b_if)
+LATE_MS = 1e-3   # a pair whose last byte comes later than this is delayed
 
 
 def mmr(values: list[float]) -> float | None:
@@ -38,25 +37,6 @@ def mmr(values: list[float]) -> float | None:
 def jfi(values: list[float]) -> float | None:
     squares = sum(x * x for x in values)
     return round(sum(values) ** 2 / (len(values) * squares), 4) if squares > 0 else None
-
-
-def capacities(plan: Plan, gpus: Iterable[Gpu]) -> dict[LinkId, float]:
-    """Every cabled direction's line rate (Mb/s): the port's speed, else the fabric's."""
-    caps: dict[LinkId, float] = {}
-    for node in plan.nodes:
-        for iface in node.interfaces:
-            try:
-                far = plan.node(iface.peer_node).iface(iface.peer_iface)
-            except KeyError:
-                continue
-            caps[(node.name, iface.kernel, iface.peer_node, far.kernel)] = float(
-                iface.speed or far.speed or plan.fabric.speed)
-    nics = {(g.server, g.nic): float(g.speed_mbps) for g in gpus}   # a NIC runs at its own rate, both ways
-    for key in caps:
-        rate = nics.get((key[0], key[1])) or nics.get((key[2], key[3]))
-        if rate:
-            caps[key] = rate
-    return caps
 
 
 def uplinks(plan: Plan, leaves: Iterable[str], failed_nodes: set[str],
@@ -76,35 +56,19 @@ def uplinks(plan: Plan, leaves: Iterable[str], failed_nodes: set[str],
 
 def max_min_rates(paths: list[Path], caps: dict[LinkId, float]) -> list[float]:
     """Max-min fair rates (Mb/s) of the complete paths (0 for the others), by progressive filling."""
-    rates = [0.0] * len(paths)
-    active = {k for k, p in enumerate(paths) if p.complete}
-    remaining = dict(caps)
-    crossing: dict[LinkId, set[int]] = defaultdict(set)
-    for k in active:
-        for hop in paths[k].hops:
-            crossing[link_id(hop)].add(k)
-    while active:
-        shares = {lk: remaining.get(lk, 0.0) / len(fl & active) for lk, fl in crossing.items() if fl & active}
-        if not shares:
-            break
-        inc = max(min(shares.values()), 0.0)
-        for k in active:
-            rates[k] += inc
-        for lk, fl in crossing.items():
-            n = len(fl & active)
-            if n:
-                remaining[lk] = remaining.get(lk, 0.0) - inc * n
-        saturated = {lk for lk, fl in crossing.items() if fl & active and remaining.get(lk, 0.0) <= EPS * max(
-            caps.get(lk, 1.0), 1.0)}
-        frozen = {k for lk in saturated for k in crossing[lk] & active}
-        if not frozen:   # numerical safety: nothing saturated means nothing left to share
-            break
-        active -= frozen
-    return rates
+    return max_min([completion.route(p) for p in paths], caps)
+
+
+def _load(plan: Plan, lk: LinkId, flows: int, load: float, caps: dict[LinkId, float], uplink: bool) -> LinkLoad:
+    return LinkLoad(a=lk[0], b=lk[2], a_port=port_name(plan, lk[0], lk[1]), b_port=port_name(plan, lk[2], lk[3]),
+                    flows=flows, load=round(load, 4), uplink=uplink, capacity_gbps=caps.get(lk, 0.0) / 1000)
 
 
 def measure(plan: Plan, flows: list[Flow], paths: list[Path], gpus: dict[str, Gpu],
-            failed_nodes: set[str] | None = None, failed_links: set[frozenset[str]] | None = None) -> Metrics:
+            failed_nodes: set[str] | None = None, failed_links: set[frozenset[str]] | None = None,
+            sched: Schedule | None = None) -> Metrics:
+    """The pattern's link loads, MMR and JFI, and its collective timed over these paths (`sched`, by
+    default each GPU pair sending the default message once)."""
     failed_nodes, failed_links = failed_nodes or set(), failed_links or set()
     caps = capacities(plan, gpus.values())
     sent: dict[str, int] = defaultdict(int)
@@ -126,39 +90,38 @@ def measure(plan: Plan, flows: list[Flow], paths: list[Path], gpus: dict[str, Gp
     members = uplinks(plan, spine_leaves, failed_nodes, failed_links)
     up = set(members)
     loads = [offered.get(lk, 0.0) / caps.get(lk, 1.0) for lk in members]
-    links = [LinkLoad(a=lk[0], b=lk[2], a_port=_port(plan, lk[0], lk[1]), b_port=_port(plan, lk[2], lk[3]),
-                      flows=count[lk], load=round(offered[lk] / caps.get(lk, 1.0), 4), uplink=lk in up)
-             for lk in sorted(count) if lk[0] in switches and lk[2] in switches]
-    member_loads = [LinkLoad(a=lk[0], b=lk[2], a_port=_port(plan, lk[0], lk[1]), b_port=_port(plan, lk[2], lk[3]),
-                             flows=count.get(lk, 0), load=round(x, 4), uplink=True) for lk, x in zip(members, loads,
-                                                                                                     strict=True)]
+    fabric_first = sorted(count, key=lambda lk: (not (lk[0] in switches and lk[2] in switches), lk))
+    links = [_load(plan, lk, count[lk], offered[lk] / caps.get(lk, 1.0), caps, lk in up) for lk in fabric_first]
+    member_loads = [_load(plan, lk, count.get(lk, 0), x, caps, True) for lk, x in zip(members, loads, strict=True)]
     rates = max_min_rates(paths, caps)
-    send: dict[str, float] = defaultdict(float)
     pair: dict[str, float] = defaultdict(float)
     for k, f in enumerate(flows):
-        send[f.src] += rates[k]
         pair[f"{f.src}->{f.dst}"] += rates[k]
-    busbw = min(send[g] / gpus[g].speed_mbps for g in sent) if sent else 0.0
-    return Metrics(flows=len(flows), resolved=sum(p.complete for p in paths), links=links, uplinks=len(members),
-                   uplink_loads=member_loads,
+    outcome = completion.run(plan, sched or schedule("pairs", flows, gpus, DEFAULT_MESSAGE_BYTES), flows, gpus,
+                             paths, caps)
+    return Metrics(**dict(outcome.figures), flows=len(flows), resolved=sum(p.complete for p in paths), links=links,
+                   uplinks=len(members), uplink_loads=member_loads,
                    mmr=mmr(loads), jfi=jfi(loads), idle_uplinks=sum(1 for x in loads if x <= 0),
-                   busbw_share=round(busbw, 4),
-                   pair_share={k: round(v / gpus[k.split("->")[0]].speed_mbps, 4) for k, v in sorted(pair.items())})
+                   busbw_share=completion.share(outcome.figures),
+                   pair_share={k: round(v / gpus[k.split("->")[0]].speed_mbps, 4) for k, v in sorted(pair.items())},
+                   flow_table=outcome.rows)
 
 
-def _port(plan: Plan, node: str, kernel: str) -> str:
-    return next((i.name for i in plan.node(node).interfaces if i.kernel == kernel), kernel)
-
-
-def touches(path: Path, failed_nodes: set[str], failed_links: set[frozenset[str]]) -> bool:
-    return any(n in failed_nodes for n in path.nodes) or any(
-        frozenset((h.a, h.b)) in failed_links for h in path.hops)
+def _last_by_pair(rows: list[FlowRow]) -> dict[str, float | None]:
+    last: dict[str, float | None] = {}
+    for r in rows:
+        key = f"{r.src}->{r.dst}"
+        was = last.get(key, 0.0)
+        last[key] = None if was is None or r.end_ms is None else max(was, r.end_ms)
+    return last
 
 
 def blast_radius(before: Metrics, during: Metrics, flows: list[Flow], gpus: dict[str, Gpu],
                  paths_before: list[Path], paths_during: list[Path], failed_nodes: set[str],
-                 failed_links: set[frozenset[str]], threshold: float = 0.01) -> BlastRadius:
-    """The GPU pairs and rails whose bandwidth drops, and the healthy flows that moved anyway."""
+                 failed_links: set[frozenset[str]], threshold: float = 0.01,
+                 failure: FailureIteration | None = None) -> BlastRadius:
+    """The GPU pairs and rails whose bandwidth drops, the flows that crossed the fault and the healthy ones
+    that moved anyway, and with the failure iteration the pairs whose last byte came later."""
     pairs: dict[str, float] = {}
     for key, was in before.pair_share.items():
         now = during.pair_share.get(key, 0.0)
@@ -169,15 +132,30 @@ def blast_radius(before: Metrics, during: Metrics, flows: list[Flow], gpus: dict
         g = gpus[key.split("->")[0]]
         rail = str(g.rail if g.rail is not None else g.index)
         rails[rail] = max(rails.get(rail, 0.0), loss)
-    healthy = [k for k, p in enumerate(paths_before) if p.complete and not touches(p, failed_nodes, failed_links)]
+    healthy = [k for k, p in enumerate(paths_before)
+               if p.complete and not completion.crosses(p, failed_nodes, failed_links)]
     moved = [k for k in healthy if [link_id(h) for h in paths_before[k].hops] !=
              [link_id(h) for h in paths_during[k].hops]]
+    crossed = sum(1 for p in paths_before if completion.crosses(p, failed_nodes, failed_links))
+    delayed: dict[str, float | None] = {}
+    if failure is not None:
+        normal = _last_by_pair(before.flow_table)
+        for key, end in _last_by_pair(failure.flow_table).items():
+            usual = normal.get(key)
+            if usual is None:
+                continue      # it never arrives on the healthy fabric either
+            if end is None or end - usual > LATE_MS:
+                delayed[key] = None if end is None else round(end - usual, 6)
     return BlastRadius(pairs=dict(sorted(pairs.items())), rails=dict(sorted(rails.items())), moved_healthy=len(moved),
-                       moved_healthy_share=round(len(moved) / len(healthy), 4) if healthy else 0.0)
+                       moved_healthy_share=round(len(moved) / len(healthy), 4) if healthy else 0.0,
+                       crossed_flows=crossed, delayed_pairs=dict(sorted(delayed.items())))
 
 
-def jct_overhead(outage_ms: float, iteration_ms: float, busbw_before: float, busbw_during: float) -> float | None:
-    """The failure iteration's extra time over a normal one's; None when the collective cannot run at all."""
-    if busbw_during <= 0 or busbw_before <= 0:
-        return None
-    return round((outage_ms + iteration_ms * (busbw_before / busbw_during - 1)) / iteration_ms, 4)
+def jct(normal_ms: float | None, failure_ms: float | None, iteration_ms: float) -> tuple[float | None, float | None]:
+    """The failure iteration's extra time (its collective's completion minus a normal one's) and that as a
+    share of a training iteration (`iteration_ms`, at least the collective itself); (None, None) when
+    the collective cannot complete."""
+    if normal_ms is None or failure_ms is None:
+        return None, None
+    late = failure_ms - normal_ms
+    return round(late, 6), round(late / max(iteration_ms, normal_ms), 4)

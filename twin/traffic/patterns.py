@@ -1,7 +1,8 @@
 """Collective communication patterns as GPU pairs, and each pair's queue pairs as flows.
 
-- ring-allreduce: rail-local rings, as NCCL builds them on rail-optimised fabrics: GPU i of every
-  server sends to GPU i of the next server (servers in plan order, the last back to the first).
+- ring-allreduce, all-gather, reduce-scatter: rail-local rings, as NCCL builds them on rail-optimised
+  fabrics: GPU i of every server sends to GPU i of the next server (servers in plan order, the last
+  back to the first); the three differ in what the ring carries (twin.traffic.collectives).
 - all-to-all: every GPU sends to every GPU of every other server (cross-rail; GPUs of one server
   talk over NVLink, not the fabric).
 - pairs FILE: the pairs a user lists (YAML: `pairs: [[server1/0, server3/0], ...]`).
@@ -67,7 +68,7 @@ def gpu_pairs(pattern: PatternName, gpus: list[Gpu], pairs_file: Path | None = N
         if pairs_file is None:
             raise TwinError("the pairs pattern needs a file: twin traffic pairs FILE (YAML 'pairs: [[a, b], ...]')")
         return file_pairs(pairs_file, gpus)
-    pairs = ring_pairs(gpus) if pattern == "ring-allreduce" else all_to_all_pairs(gpus)
+    pairs = all_to_all_pairs(gpus) if pattern == "all-to-all" else ring_pairs(gpus)
     if not pairs:
         raise TwinError(f"{pattern} needs GPUs on at least two servers; this lab (or --gpus) has "
                         f"{len({g.server for g in gpus})}")

@@ -16,11 +16,13 @@ from twin.host.poll import wait_until
 from twin.lab.running import RunningLab
 from twin.model.drill import KINDS, DrillReport, Scenario, Slo, Step
 from twin.model.errors import DrillError, TwinError
-from twin.model.traffic import Flow, Gpu, Metrics, PatternName, TrafficReport
+from twin.model.traffic import CollectiveFigures, FailureIteration, Flow, Gpu, Metrics, PatternName, TrafficReport
 from twin.runtime.registry import runtime_of
-from twin.traffic import metrics, patterns
+from twin.traffic import completion, metrics, patterns
+from twin.traffic.collectives import DEFAULT_MESSAGE_BYTES, Schedule, schedule
 from twin.traffic.confirm import confirm_paths
 from twin.traffic.gpus import lab_gpus, select
+from twin.traffic.links import capacities
 from twin.traffic.resolve import NodeArgv, resolve
 from twin.traffic.resolve import Path as FlowPath
 from twin.traffic.seeds import SeedMode, hash_seeds
@@ -45,14 +47,17 @@ class Pattern:
     qps: int
     gpus: dict[str, Gpu]
     flows: list[Flow]
+    sched: Schedule
 
     @classmethod
     def build(cls, lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | None = None,
-              pairs_file: Path | None = None) -> Pattern:
+              pairs_file: Path | None = None, message_bytes: int = DEFAULT_MESSAGE_BYTES) -> Pattern:
         chosen = select(lab_gpus(lab.plan), gpu_spec)
         pairs = patterns.gpu_pairs(name, chosen if name != "pairs" else lab_gpus(lab.plan), pairs_file)
         involved = {g.name: g for pair in pairs for g in pair}
-        return cls(lab=lab, name=name, qps=qps, gpus=involved, flows=patterns.flows(pairs, qps))
+        flows = patterns.flows(pairs, qps)
+        return cls(lab=lab, name=name, qps=qps, gpus=involved, flows=flows,
+                   sched=schedule(name, flows, involved, message_bytes))
 
     def argv(self) -> NodeArgv:
         runtime = runtime_of(self.lab.state)
@@ -62,15 +67,27 @@ class Pattern:
                  failed_links: set[frozenset[str]] | None = None) -> Snapshot:
         paths = resolve(self.lab.plan, self.flows, self.gpus, self.argv())
         return Snapshot(paths, metrics.measure(self.lab.plan, self.flows, paths, self.gpus, failed_nodes,
-                                               failed_links))
+                                               failed_links, self.sched))
 
     def report(self, now: Snapshot, **extra: object) -> TrafficReport:
         m = now.metrics
+        figures = {name: getattr(m, name) for name in CollectiveFigures.model_fields}
         return TrafficReport.model_validate({
-            "lab": self.lab.name, "pattern": self.name, "qps": self.qps, "gpus": len(self.gpus),
+            **figures, "lab": self.lab.name, "pattern": self.name, "qps": self.qps, "gpus": len(self.gpus),
             "flows": len(self.flows), "links": m.links, "mmr": m.mmr, "jfi": m.jfi,
             "idle_uplinks": m.idle_uplinks, "busbw_share": m.busbw_share, "uplinks": m.uplinks,
-            "paths": {flow_key(f): p.nodes for f, p in zip(self.flows, now.paths, strict=True)}, **extra})
+            "paths": {flow_key(f): p.nodes for f, p in zip(self.flows, now.paths, strict=True)},
+            "flow_table": m.flow_table, **extra})
+
+    def failure_iteration(self, before: Snapshot, during: Snapshot, outage_ms: float, nodes: set[str],
+                          links: set[frozenset[str]]) -> FailureIteration:
+        """The iteration the fault lands in: the sends over `before`'s paths, those crossing the fault
+        standing still for `outage_ms`, then every send over `during`'s paths."""
+        caps = capacities(self.lab.plan, self.gpus.values())
+        outcome = completion.run(self.lab.plan, self.sched, self.flows, self.gpus, before.paths, caps,
+                                 completion.Fault(outage_ms, nodes, links, during.paths))
+        return FailureIteration(**dict(outcome.figures), outage_ms=outage_ms,
+                                busbw_share=completion.share(outcome.figures), flow_table=outcome.rows)
 
 
 def flow_key(f: Flow) -> str:
@@ -79,10 +96,10 @@ def flow_key(f: Flow) -> str:
 
 def run_traffic(lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | None = None,
                 pairs_file: Path | None = None, seed_mode: SeedMode = "kernel", confirm: bool = False,
-                progress: Progress = lambda s: None) -> TrafficReport:
+                progress: Progress = lambda s: None, message_bytes: int = DEFAULT_MESSAGE_BYTES) -> TrafficReport:
     """The pattern on the fabric as it is; with `confirm`, its packets sent and counted too (under the
     same hash seeds as the resolution)."""
-    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
+    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file, message_bytes)
     with hash_seeds(lab.plan, pattern.argv(), seed_mode):
         progress(f"resolving {len(pattern.flows)} flows through the switches' forwarding")
         now = pattern.snapshot()
@@ -95,12 +112,12 @@ def run_traffic(lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | No
 
 def run_sweep(lab: RunningLab, name: PatternName, qps_list: list[int], gpu_spec: str | None = None,
               pairs_file: Path | None = None, seed_mode: SeedMode = "kernel",
-              progress: Progress = lambda s: None) -> list[TrafficReport]:
+              progress: Progress = lambda s: None, message_bytes: int = DEFAULT_MESSAGE_BYTES) -> list[TrafficReport]:
     """The same pattern with each number of queue pairs per GPU pair (how many until MMR <= 1.2?)."""
     reports = []
     for qps in qps_list:
         progress(f"{qps} QP(s) per pair")
-        reports.append(run_traffic(lab, name, qps, gpu_spec, pairs_file, seed_mode))
+        reports.append(run_traffic(lab, name, qps, gpu_spec, pairs_file, seed_mode, message_bytes=message_bytes))
     return reports
 
 
@@ -124,9 +141,10 @@ def _wait_converged(fibs: FibWatch, expected: Fib, ignore: set[str], timeout_s: 
 
 def run_with_fault(lab: RunningLab, name: PatternName, qps: int, fault_text: str, gpu_spec: str | None = None,
                    pairs_file: Path | None = None, iteration_ms: float = 1000.0, timeout_s: float = 60.0,
-                   seed_mode: SeedMode = "kernel", progress: Progress = lambda s: None) -> TrafficReport:
+                   seed_mode: SeedMode = "kernel", progress: Progress = lambda s: None,
+                   message_bytes: int = DEFAULT_MESSAGE_BYTES) -> TrafficReport:
     """The pattern before the fault, during it (once every FIB has converged) and after its restore."""
-    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
+    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file, message_bytes)
     with hash_seeds(lab.plan, pattern.argv(), seed_mode):
         report = _with_fault(pattern, fault_text, iteration_ms, timeout_s, progress)
     return report.model_copy(update={"seed_mode": seed_mode})
@@ -170,16 +188,23 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
 def fault_report(pattern: Pattern, before: Snapshot, during: Snapshot | None, after: Snapshot | None, fault: str,
                  nodes: set[str], links: set[frozenset[str]], outage_ms: float | None,
                  iteration_ms: float) -> TrafficReport:
-    """The pattern's report around a fault: its figures before, with the blast radius and JCT overhead."""
+    """The pattern's report around a fault: its figures before, during and after, the iteration the
+    fault lands in (the outage, as reported, charged to the flows that crossed it), the blast radius and
+    JCT."""
+    outage = round(outage_ms, 1) if outage_ms is not None else None
     extra: dict[str, object] = {"before": before.metrics, "fault": fault, "iteration_ms": iteration_ms,
-                                "outage_ms": round(outage_ms, 1) if outage_ms is not None else None}
+                                "outage_ms": outage, "failed_nodes": sorted(nodes),
+                                "failed_links": sorted(tuple(sorted(x)) for x in links)}
     if during is not None:
         extra["during"] = during.metrics
+        failure = None
+        if outage is not None:
+            failure = pattern.failure_iteration(before, during, outage, nodes, links)
+            extra["failure_iteration"] = failure
+            extra["jct_extra_ms"], extra["jct_overhead"] = metrics.jct(
+                before.metrics.completion_ms, failure.completion_ms, iteration_ms)
         extra["blast_radius"] = metrics.blast_radius(before.metrics, during.metrics, pattern.flows, pattern.gpus,
-                                                     before.paths, during.paths, nodes, links)
-        if outage_ms is not None:
-            extra["jct_overhead"] = metrics.jct_overhead(outage_ms, iteration_ms, before.metrics.busbw_share,
-                                                         during.metrics.busbw_share)
+                                                     before.paths, during.paths, nodes, links, failure=failure)
     if after is not None:
         extra["after"] = after.metrics
     return pattern.report(before, **extra)
@@ -188,12 +213,13 @@ def fault_report(pattern: Pattern, before: Snapshot, during: Snapshot | None, af
 def drill_with_traffic(lab_name: str, scenario: Scenario, name: PatternName, qps: int, gpu_spec: str | None = None,
                        pairs_file: Path | None = None, seed_mode: SeedMode = "kernel", iteration_ms: float = 1000.0,
                        progress: Progress = lambda s: None, options: Options | None = None,
-                       slo: Slo | None = None) -> DrillReport:
+                       slo: Slo | None = None, message_bytes: int = DEFAULT_MESSAGE_BYTES) -> DrillReport:
     """`twin drill ... --traffic PATTERN`: the drill as it runs, with the pattern resolved when the drill
     is at its baseline, while its faults are in place and converged, and after the restore. The outage
-    for the JCT overhead is the drill's measured data-plane loss (the probe's longest gap)."""
+    the flows crossing the fault stand still for is the drill's measured data-plane loss (the probe's
+    longest gap)."""
     lab = RunningLab.load(lab_name)
-    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file)
+    pattern = Pattern.build(lab, name, qps, gpu_spec, pairs_file, message_bytes)
     scope = [f for f in (resolve_target(lab.plan, s) for s in scenario.steps) if f.topology_change]
     nodes = {n for f in scope for n in f.nodes}
     links = {frozenset((a[0], b[0])) for f in scope for a, b in f.links}
