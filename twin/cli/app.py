@@ -347,12 +347,20 @@ def drill(kind: Annotated[str | None, typer.Argument(
           recovery_timeout: Annotated[float, typer.Option(help="seconds the fabric gets to return to its "
                                                                 "baseline after the restore")] = 60,
           traffic: Annotated[str | None, typer.Option(
-              help="also resolve a collective's flows before, during and after: ring-allreduce, all-to-all or "
-                   "pairs (with --traffic-pairs); see twin traffic")] = None,
+              help="also resolve a collective's flows before, during and after: ring-allreduce, all-gather, "
+                   "reduce-scatter, all-to-all or pairs (with --traffic-pairs); see twin traffic")] = None,
           traffic_qps: Annotated[int, typer.Option(min=1, max=64, help="--traffic: queue pairs per GPU pair")] = 4,
           traffic_pairs: Annotated[Path | None, typer.Option(help="--traffic pairs: the pairs file")] = None,
+          traffic_gpus: Annotated[str | None, typer.Option(help="--traffic: which GPUs of every server take part, "
+                                                                "e.g. 0-3 (GPU i owns NIC i)")] = None,
           seed_mode: Annotated[str, typer.Option(help="--traffic: hash seeds for the drill (kernel, same, "
-                                                      "per-tier, per-switch)")] = "kernel") -> None:
+                                                      "per-tier, per-switch)")] = "kernel",
+          traffic_message_size: Annotated[str, typer.Option(help="--traffic: bytes per rank, as nccl-tests' "
+                                                                 "size (K, M, G binary), for the flow-level "
+                                                                 "model")] = "128M",
+          traffic_export: Annotated[Path | None, typer.Option(help="--traffic: write the run's sends, paths and "
+                                                                   "links for a packet simulator (twin-flows JSON) "
+                                                                   "to this file")] = None) -> None:
     """Break something on purpose and measure how the fabric heals: detection, convergence, loss,
     ECMP redistribution. Restores the fault and checks the fabric is back to its baseline."""
     from twin.drills.api import run_drill
@@ -376,9 +384,17 @@ def drill(kind: Annotated[str | None, typer.Argument(
         params = {"loss_pct": loss_pct, "flaps": flaps, "period_ms": period_ms, "hold_ms": hold_ms, "mtu": mtu}
         plan_ = single(kind, target, **params)
     if traffic is not None:
-        from twin.cli.traffic import pattern_and_mode
+        from twin.cli.traffic import check_export, parse_size, pattern_and_mode
 
         traffic_pattern, mode = pattern_and_mode(traffic, traffic_pairs, seed_mode, "--traffic")
+        message_bytes = parse_size(traffic_message_size, "--traffic-message-size")
+        check_export(traffic_export, "--traffic-export")
+        if traffic_gpus is not None and traffic_pattern == "pairs":
+            raise PlanError([Problem("twin drill", "--traffic-gpus", "a pairs file names its GPUs itself",
+                                     "drop --traffic-gpus, or list only the pairs you want in the file")])
+    elif traffic_export is not None or traffic_gpus is not None:
+        raise PlanError([Problem("twin drill", "--traffic-export" if traffic_export else "--traffic-gpus",
+                                 "there is no traffic to take part in", "add --traffic PATTERN")])
     if report is not None:
         from twin.host.owned import check_folder
 
@@ -398,8 +414,13 @@ def drill(kind: Annotated[str | None, typer.Argument(
         else:
             from twin.traffic.run import drill_with_traffic
 
-            result = drill_with_traffic(lab_name, plan_, traffic_pattern, traffic_qps, None, traffic_pairs, mode,
-                                        progress=on_step, options=options)
+            result = drill_with_traffic(lab_name, plan_, traffic_pattern, traffic_qps, traffic_gpus, traffic_pairs,
+                                        mode, progress=on_step, options=options, message_bytes=message_bytes)
+    if traffic_export is not None and result.traffic is not None:
+        from twin.cli.traffic import write_export
+        from twin.lab.running import RunningLab
+
+        write_export(RunningLab.load(lab_name).plan, result.traffic, traffic_export)
     if report is not None:
         from twin.cli.telemetry import drill_counters_or_none
 
