@@ -95,6 +95,7 @@ def traffic(pattern: Annotated[str, typer.Argument(
     from twin.lab.running import RunningLab
     from twin.report.traffic import traffic_table, write_traffic_reports
     from twin.traffic.run import run_sweep, run_traffic, run_with_fault
+    from twin.traffic.timeline import recorded
 
     kind, mode = pattern_and_mode(pattern, pairs_file, seed_mode, "PATTERN")
     counts = parse_qps(qps)
@@ -126,13 +127,14 @@ def traffic(pattern: Annotated[str, typer.Argument(
         def step(s: str) -> None:
             progress.update(task, description=f"traffic {pattern}: {s}")
 
-        if fault is not None:
-            reports = [run_with_fault(lab, kind, counts[0], fault, gpus, pairs_file, iteration_ms,
-                                      seed_mode=mode, progress=step, message_bytes=size)]
-        elif len(counts) > 1:
-            reports = run_sweep(lab, kind, counts, gpus, pairs_file, mode, step, size)
-        else:
-            reports = [run_traffic(lab, kind, counts[0], gpus, pairs_file, mode, confirm, step, size)]
+        with recorded(lab.name, pattern, fault or "fabric"):   # on the lab's timeline (twin telemetry)
+            if fault is not None:
+                reports = [run_with_fault(lab, kind, counts[0], fault, gpus, pairs_file, iteration_ms,
+                                          seed_mode=mode, progress=step, message_bytes=size)]
+            elif len(counts) > 1:
+                reports = run_sweep(lab, kind, counts, gpus, pairs_file, mode, step, size)
+            else:
+                reports = [run_traffic(lab, kind, counts[0], gpus, pairs_file, mode, confirm, step, size)]
     confirmed = reports[-1].confirmation
     if export is not None:
         write_export(lab.plan, reports[0], export)
