@@ -35,6 +35,14 @@ def ip_batch(lines: Sequence[str], *, netns: str | None = None, force: bool = Fa
     run(cmd, input="\n".join(lines) + "\n", check=not force, timeout=600)
 
 
+def tc_batch(lines: Sequence[str], *, netns: str, force: bool = False) -> None:
+    """Run many `tc` commands in one process in `netns`, as ip_batch runs `ip` ones."""
+    if not lines:
+        return
+    cmd = ["tc", "-n", netns] + (["-force"] if force else []) + ["-batch", "-"]
+    run(cmd, input="\n".join(lines) + "\n", check=not force, timeout=600)
+
+
 def netns_argv(netns: str, cmd: Sequence[str]) -> list[str]:
     return ["ip", "netns", "exec", netns, *cmd]
 

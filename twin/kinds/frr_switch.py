@@ -2,9 +2,10 @@
 config_db.json as bgpcfgd/frrcfgd would (twin.switch). Facts in frr_switch.yaml.
 
 Prepared where the runtime runs its processes (`prepare`: its namespace, or its container on docker):
-config_db.json, its databases with CONFIG_DB loaded, the kernel programmed from it, FRR's config checked
-and split; FRR is its launch, bfdd held until its BGP is up (twin.kinds.held_start). Under
-containerlab its `exec:` lines set the same kernel up and start FRR.
+config_db.json, its databases with CONFIG_DB loaded, the kernel programmed from it (ports, addresses, the
+ports' egress queues), FRR's config checked and split; FRR is its launch, bfdd held until its BGP is up
+(twin.kinds.held_start). Under containerlab its `exec:` lines set the same kernel up, but for the
+queues, which the switch's config daemon gives the ports when it starts, and start FRR.
 A kind on another image that starts the same way is an FrrSwitchKind over its own facts.
 """
 
@@ -16,7 +17,7 @@ from functools import partial
 from ipaddress import IPv4Interface
 from pathlib import Path
 
-from twin.host.shell import ip_batch, sysctl
+from twin.host.shell import ip_batch, sysctl, tc_batch
 from twin.kinds.facts import load_facts
 from twin.kinds.held_start import BGP_SETTLE_S, HELD_DAEMONS
 from twin.kinds.linux_start import FRR_INIT, ip_commands, named, sysctl_commands
@@ -30,6 +31,7 @@ from twin.stages.render.config_db import dumps, node_config_db
 from twin.stages.render.frr import render_frr
 from twin.switch.config.cfgmgr import PROGRAMMED
 from twin.switch.config.kernel import kernel_lines
+from twin.switch.config.qdisc import qdisc_lines
 from twin.switch.frr.frr_daemons import FrrBoot, launch_later, node_daemons, prepare_boot, wait_bgp_established
 from twin.switch.redis import redis_server
 from twin.switch.redis.sonic_redis import as_stored
@@ -52,6 +54,7 @@ class FrrSwitchKind(PlainKind):
         conf = render_frr(db, start.templates)
         ifmap = {i.name: i.kernel for i in node.interfaces}
         ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=start.netns)
+        tc_batch(qdisc_lines(db, ifmap), netns=start.netns)   # the ports' egress queues, from the QoS maps
         with named(node.name):  # every daemon starts with its own part of twin's rendering (as the floor does)
             boot = prepare_boot(rundir, node_daemons(node, start.plan.fabric.bfd.enabled), conf,
                                 HELD_DAEMONS if start.held is not None else ())

@@ -4,14 +4,17 @@ On SONiC, bgpcfgd or frrcfgd (picked by DEVICE_METADATA|localhost, see twin.stag
 kernel-side managers (portmgrd, intfmgrd, vlanmgrd, hostcfgd) subscribe to CONFIG_DB and turn
 each change into targeted commands. Here one `ConfigDaemon` per switch does the same: CONFIG_DB
 keyspace notifications name the keys that changed, those keys are read again, and only the
-difference from what was programmed last is sent (`ip -b` lines, then vtysh lines:
-twin.switch.config.kernel and twin.switch.config.apply). What was programmed is kept in `programmed.json`.
+difference from what was programmed last is sent (`ip -b` lines, `tc -b` lines for the egress queues,
+then vtysh lines: twin.switch.config.kernel, twin.switch.config.qdisc and twin.switch.config.apply). What
+was programmed is kept in `programmed.json`.
 
 That file is written after FRR and the kernel were told, so an agent killed in between leaves it
 behind the switch. A daemon started where the switch already runs (`reconcile`: `twin agent
 restart`, a restarted agent) therefore does not trust it: it reads what the kernel holds (`ip -j
 addr`, twin.switch.config.kernel_state) and FRR's running config (each daemon's vty), and sends what
-differs from CONFIG_DB (twin.switch.frr.frr_drift), until FRR runs what CONFIG_DB renders.
+differs from CONFIG_DB (twin.switch.frr.frr_drift), until FRR runs what CONFIG_DB renders; each port's
+queues are programmed again in place (their counters kept). A daemon started on a fresh switch only
+gives the queues' tree to the ports that lack one (a runtime that programmed none: containerlab's).
 
 A Set through gNMI (or any other writer of CONFIG_DB) reaches the switch the same way; the gNMI
 endpoint additionally waits for the programming and undoes a change the switch refused.
@@ -36,7 +39,8 @@ from twin.stages.render.frr import render_frr
 from twin.switch.config.apply import frr_lines
 from twin.switch.config.config_values import without_unsafe
 from twin.switch.config.kernel import kernel_changes
-from twin.switch.config.kernel_state import observed, read_links
+from twin.switch.config.kernel_state import observed, read_links, read_rooted
+from twin.switch.config.qdisc import qdisc_changes, qdisc_reconcile
 from twin.switch.frr.frr_daemons import runtime_lines
 from twin.switch.frr.frr_drift import converge_lines, describe, drift
 from twin.switch.frr.frr_vty import running_config
@@ -109,6 +113,7 @@ class ConfigDaemon:
                 self.reconcile()
             else:
                 self.resync()
+                self._queues_present()
             self._log_not_emulated(self.cache, {})
         finally:
             self.started.set()
@@ -137,6 +142,11 @@ class ConfigDaemon:
                 if kernel:
                     log.warning("%s: the kernel differed from CONFIG_DB: %s", self.name, "; ".join(kernel))
                 self._kernel(kernel, tolerant=True)
+                rooted = read_rooted(self.netns)
+                if rooted is None:
+                    log.error("%s: the kernel's queues could not be read; not reconciled", self.name)
+                else:
+                    self._tc(qdisc_reconcile(new, rooted, self.ifmap), tolerant=True)
                 if self.templates is not None:
                     self._reload(render_frr(new, self.templates), tolerant=True)  # frr-reload.py diffs FRR
                 else:
@@ -165,6 +175,15 @@ class ConfigDaemon:
                         "; ".join(describe(d, new) for d in found[:20]))
             self._vtysh(converge_lines(found), tolerant=True)
         log.error("%s: FRR still differs from CONFIG_DB after %d rounds", self.name, CONVERGE_ROUNDS)
+
+    def _queues_present(self) -> None:
+        """Every port with QoS maps has its queues' tree: the ports the runtime gave none get theirs."""
+        with self.lock:
+            rooted = read_rooted(self.netns)
+            if rooted is None:
+                log.error("%s: the kernel's queues could not be read", self.name)
+                return
+            self._tc(qdisc_reconcile(self.programmed, rooted, self.ifmap, refresh=False), tolerant=True)
 
     def resync(self) -> None:
         """Read CONFIG_DB whole and program whatever differs (at start, and after a reload)."""
@@ -234,6 +253,7 @@ class ConfigDaemon:
             try:
                 kernel = kernel_changes(old, new, self.ifmap)
                 self._kernel(kernel, tolerant)
+                self._tc(qdisc_changes(old, new, self.ifmap), tolerant)
                 if self.templates is not None:
                     self._reload(render_frr(new, self.templates), tolerant)
                 else:
@@ -286,6 +306,17 @@ class ConfigDaemon:
             message = f"the kernel refused: {proc.stderr.strip()[-500:]}"
             if "Unknown device type" in proc.stderr and any(" type vlan " in line for line in lines):
                 message += " (tagged VLAN members need the kernel's 8021q module, which this machine lacks)"
+            if not tolerant:
+                raise ProgramError(message)
+            log.warning("%s: %s", self.name, message)
+
+    def _tc(self, lines: list[str], tolerant: bool) -> None:
+        if not lines:
+            return
+        proc = subprocess.run(["tc", "-n", self.netns, "-force", "-batch", "-"], input="\n".join(lines) + "\n",
+                              capture_output=True, text=True, timeout=60)
+        if proc.returncode != 0:
+            message = f"the kernel refused queues: {proc.stderr.strip()[-500:]}"
             if not tolerant:
                 raise ProgramError(message)
             log.warning("%s: %s", self.name, message)

@@ -6,6 +6,9 @@ output): it is taken as CONFIG_DB says.
 twin.switch.config.kernel.kernel_changes(observed(...), config) then gives the `ip -b` lines that turn the
 kernel as it is into the kernel CONFIG_DB asks for, whatever was programmed before. The management
 port (eth0), link-local addresses and lo's 127.0.0.1 and ::1 are not CONFIG_DB's and are left out.
+
+The egress queues (twin.switch.config.qdisc) are read back only as far as reconciling them needs: which
+devices carry the htb root a port's queues hang from (`read_rooted`, from `tc -j qdisc show`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,19 @@ def read_links(netns: str) -> list[dict[str, Any]] | None:
     except (OSError, subprocess.SubprocessError, ValueError):
         return None
     return links if isinstance(links, list) else None
+
+
+def read_rooted(netns: str) -> set[str] | None:
+    """The devices of the switch's namespace whose root qdisc is htb `1:` (None when it cannot be read)."""
+    try:
+        proc = subprocess.run(["tc", "-n", netns, "-j", "qdisc", "show"], capture_output=True, text=True, timeout=30)
+        qdiscs = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    if not isinstance(qdiscs, list):
+        return None
+    return {str(q.get("dev")) for q in qdiscs
+            if isinstance(q, dict) and q.get("root") and q.get("kind") == "htb" and q.get("handle") == "1:"}
 
 
 def _is_vlan(dev: str) -> bool:

@@ -20,13 +20,14 @@ phases whose lengths are the lab file's `reboot:` (twin.model.lab.RebootSettings
 namespace does not go through):
 - shutdown (`shutdown_s`, management up): COLD takes every front-panel port down (neighbours lose
   carrier, their BGP and BFD sessions drop), stops FRR (zebra withdraws its routes) and makes the
-  kernel forget what was programmed (addresses, VLAN bridges; twin.switch.config.kernel). WARM
-  kills zebra and bgpd as bgp.sh does and stops FRR's other daemons; ports, addresses and the
-  kernel's routes stay: the kernel is twin's forwarding plane, as the ASIC is SONiC's.
+  kernel forget what was programmed (addresses, VLAN bridges, the ports' queues and their counters;
+  twin.switch.config.kernel and qdisc). WARM kills zebra and bgpd as bgp.sh does and stops FRR's
+  other daemons; ports, addresses, queues and the kernel's routes stay: the kernel is twin's
+  forwarding plane, as the ASIC is SONiC's.
 - down (`boot_s`): eth0, the switch's management port, is down: SSH, gNMI and gNOI do not answer.
 - boot: COLD: CONFIG_DB := the run directory's config_db.json (redis_server.config_load), the
-  kernel programmed from it (kernel_lines, as the runtime does at `twin up`), FRR started and loaded
-  from it. WARM: FRR started from the running CONFIG_DB, zebra with `-K` so that it keeps the
+  kernel programmed from it (kernel_lines and qdisc_lines, as the runtime does at `twin up`), FRR
+  started and loaded from it. WARM: FRR started from the running CONFIG_DB, zebra with `-K` so that it keeps the
   routes its killed predecessor left in the kernel until bgpd has installed them again (SONiC's
   fpmsyncd holds the ASIC's routes across a warm restart the same way, for its 120 s default
   timer). Then eth0 comes up with the routes it had, and the config daemon is told what is
@@ -47,7 +48,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from twin.host.processes import kill_processes, stop_processes
-from twin.host.shell import ip_batch, netns_argv, run
+from twin.host.shell import ip_batch, netns_argv, run, tc_batch
 from twin.model.agent import AgentSwitch
 from twin.model.lab import RebootSettings
 from twin.stages import configdb
@@ -55,6 +56,7 @@ from twin.stages.configdb import ConfigDb
 from twin.stages.render.frr import render_frr
 from twin.switch.config.cfgmgr import ConfigDaemon
 from twin.switch.config.kernel import kernel_changes, kernel_lines
+from twin.switch.config.qdisc import qdisc_changes, qdisc_lines
 from twin.switch.frr.frr_daemons import KNOWN, daemon_env, prepare_boot, start_frr
 from twin.switch.redis import redis_server
 from twin.switch.redis.sonic_redis import as_stored
@@ -212,6 +214,7 @@ class SwitchReboot:
         self._forget_sockets(frr)
         ip_batch(kernel_changes(self.daemon.programmed, {}, self.daemon.ifmap), netns=self.daemon.netns,
                  force=True)
+        tc_batch(qdisc_changes(self.daemon.programmed, {}, self.daemon.ifmap), netns=self.daemon.netns, force=True)
 
     def stop_control_plane(self, frr: list[str]) -> None:
         """A warm reboot's stop: zebra, then bgpd, killed with SIGKILL (nothing withdrawn: the
@@ -248,6 +251,7 @@ class SwitchReboot:
         """The kernel and FRR programmed from `saved` whole, as at `twin up`."""
         daemon = self.daemon
         ip_batch(kernel_lines(saved, daemon.ifmap), netns=daemon.netns, force=True)
+        tc_batch(qdisc_lines(saved, daemon.ifmap), netns=daemon.netns, force=True)
         daemon.programmed = as_stored(saved)
         daemon._save_programmed()  # (ConfigDaemon has no public way to say "programmed whole")
         for warning in start_frr(self.rundir, daemon.netns, frr, render_frr(saved, daemon.templates), self.launch):
