@@ -114,6 +114,23 @@ def running_lab(target: str | Path, prefix: str, *up_args: str, check_clean: boo
             assert leftovers(name) == []
 
 
+def ssh_run(lab: dict[str, Any], command: str, node: str = "leaf1") -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of `ssh admin@switch COMMAND`; `lab` is `twin status --json`'s document."""
+    import paramiko
+
+    t = next(n for n in lab["nodes"] if n["name"] == node)["ssh"]
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect(t["host"], port=t["port"], username=t["username"], password=t["password"], look_for_keys=False,
+                   allow_agent=False, timeout=30)
+    try:
+        _, out, err = client.exec_command(command, timeout=60)
+        text, errors = out.read().decode(), err.read().decode()
+        return out.channel.recv_exit_status(), text, errors
+    finally:
+        client.close()
+
+
 def clos_lab_file(folder: Path, clos: str, settings: str = "") -> Path:
     """A lab file (and its topology) in `folder` for a Clos fabric of `clos`, e.g.
     "spines: 2, leaves: 2, servers_per_leaf: 1"; no drills; `settings`: more of the lab file's lines."""

@@ -1,5 +1,5 @@
 """`twin telemetry` on a real lab: Prometheus fed over gNMI has a series per switch and port, a link's
-drill shows as oper status 0 (and one more flap) on both its ends and as events on the timeline, and
+drill shows as oper status 0 (and two more flaps, down and up) on both its ends and as events on the timeline, and
 `twin telemetry down` and `twin down` leave nothing behind."""
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def test_a_link_down_drill_shows_on_both_ends_and_on_the_timeline(watched: tuple
     assert {end: lowest[end] for end in ends} == dict.fromkeys(ends, 0.0)
     assert all(v == 1 for k, v in lowest.items() if k not in ends)     # nothing else went down
     after = _values(base, flaps)
-    assert {end: after[end] - before[end] for end in ends} == dict.fromkeys(ends, 1.0)
+    assert {end: after[end] - before[end] for end in ends} == dict.fromkeys(ends, 2.0)   # down, then up
     phases = {r["metric"]["phase"] for r in prometheus.query(base, 'twin_event_timestamp_seconds{source="drill"}')}
     assert {"inject", "detect", "converge", "restore"} <= phases
     active = prometheus.query(base, "twin_drill_active")

@@ -198,7 +198,7 @@ def test_a_switch_dumps_on_one_socket_and_makes_another_after_a_failure(monkeypa
 
     answers: list[Any] = [[], [], OSError("gone"), []]
 
-    def dump_on(sock: Any, netns: str, kind: int, family: int, seq: int) -> list[Any]:
+    def dump_on(sock: Any, netns: str, kind: int, family: int, seq: int, parse: Any = None) -> list[Any]:
         answer = answers.pop(0)
         if isinstance(answer, Exception):
             raise answer
@@ -238,10 +238,29 @@ class FakeRedis:
         for f in fields:
             self.hashes.get(name, {}).pop(f, None)
 
-    def pipeline(self, transaction: bool) -> FakeRedis:
-        return self
+    def hget(self, name: str, field: str) -> str | None:
+        return self.hashes.get(name, {}).get(field)
 
-    def execute(self) -> None: ...
+    def hgetall(self, name: str) -> dict[str, str]:
+        return dict(self.hashes.get(name, {}))
+
+    def pipeline(self, transaction: bool) -> FakePipeline:
+        return FakePipeline(self)
+
+
+class FakePipeline:
+    """Writes at once; reads answered by execute, in order."""
+
+    def __init__(self, db: FakeRedis) -> None:
+        self.db, self.reads = db, []
+        self.delete, self.hset, self.hdel = db.delete, db.hset, db.hdel
+
+    def hgetall(self, name: str) -> None:
+        self.reads.append(self.db.hgetall(name))
+
+    def execute(self) -> list[dict[str, str]]:
+        reads, self.reads = self.reads, []
+        return reads
 
 
 class FakeSonicRedis:
@@ -260,6 +279,9 @@ class FakeDumper:
 
     def dump(self, kind: int) -> list[Any]:
         return netlink.decode(_link(1, 4, flags=1 | 0x10000)) if kind == netlink.RTM_GETLINK else []
+
+    def qdiscs(self) -> list[Any]:
+        return []
 
     def close(self) -> None: ...
 

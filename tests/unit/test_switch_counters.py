@@ -143,10 +143,10 @@ def test_queue_counters_from_the_maps_orchagent_writes() -> None:
     assert (broken.out, broken.status) == (f"Queue index is not available! {q3}\n", 1)
 
 
-def test_pfc_counters_the_switch_does_not_keep_are_na() -> None:
+def test_pfc_counters_stay_zero_and_the_history_the_switch_does_not_keep_is_na() -> None:
     out = show_pfc_counters(Twin({}), []).out.split("\n\n")
     assert out[0].splitlines()[0].split() == ["Port", "Rx", *(f"PFC{p}" for p in range(8))]
-    assert out[0].splitlines()[2].split() == ["Ethernet0", *["N/A"] * 8]
+    assert out[0].splitlines()[2].split() == ["Ethernet0", *["0"] * 8]   # no PFC frame is ever sent or received
     assert out[1].splitlines()[0].split()[:2] == ["Port", "Tx"] and len(out[1].splitlines()) == 2 + len(PORTS)
     history = show_pfc_counters(Twin({}), ["--history"]).out.splitlines()
     assert history[2].split() == ["Ethernet0", "PFC0", "N/A", "N/A", "N/A", "N/A"] and history[10] == ""

@@ -66,8 +66,9 @@ def test_samples_carry_the_plans_labels() -> None:
     uplink = next(i for i in leaf.interfaces if i.role == "fabric")
     tables = SwitchTables(up=True)
     tables.tables[("COUNTERS_DB", "COUNTERS")] = {uplink.name: {"SAI_PORT_STAT_IF_IN_OCTETS": "42"}}
-    tables.tables[("STATE_DB", "PORT_TABLE")] = {uplink.name: {"netdev_oper_status": "down", "flap_count": "3"},
+    tables.tables[("STATE_DB", "PORT_TABLE")] = {uplink.name: {"netdev_oper_status": "down", "flap_count": "9"},
                                                  "PortConfigDone": {"count": "3"}}
+    tables.tables[("APPL_DB", "PORT_TABLE")] = {uplink.name: {"oper_status": "down", "flap_count": "3"}}
     tables.tables[("STATE_DB", "NEIGH_STATE_TABLE")] = {"10.0.0.64": {"state": "Active"}}
     tables.tables[("COUNTERS_DB", "Queues")] = {f"{uplink.name}:3": {"SAI_QUEUE_STAT_PACKETS": "9"}}
     samples = {(s.metric, s.labels.get("port", s.labels.get("peer_ip", ""))): s

@@ -201,7 +201,8 @@ def fabric() -> model.Dashboard:
         (per_tier("sonic_port_out_discards_total"), "{{role}} out discards")]))
     d = d.with_panel(graph("Port flaps per tier", "none", [
         (f"sum by (role) (sonic_port_flap_count{{{LAB}}})", "{{role}}")], width=6,
-        description="STATE_DB PORT_TABLE flap_count: times a port went down since its switch started"))
+        description="APPL_DB PORT_TABLE flap_count (portsorch's): changes of a port's oper status since its "
+                    "switch started, down and up each one"))
     d = d.with_panel(table.Panel().title("Ports down now").datasource(DATASOURCE).span(6).height(8).show_header(True)
                      .description("ports whose STATE_DB netdev_oper_status is down")
                      .with_target(instant(f"sonic_port_oper_status{{{LAB}}} == 0", "A")))

@@ -68,8 +68,8 @@ def catalog() -> list[Metric]:
                PORT_LABELS, "STATE_DB PORT_TABLE netdev_oper_status"),
         Metric("sonic_port_admin_status", "gauge", "1 when the port is admin up, 0 when admin down",
                PORT_LABELS, "STATE_DB PORT_TABLE admin_status"),
-        Metric("sonic_port_flap_count", "gauge", "times the port went down since the switch started",
-               PORT_LABELS, "STATE_DB PORT_TABLE flap_count"),
+        Metric("sonic_port_flap_count", "gauge", "changes of the port's oper status since the switch started",
+               PORT_LABELS, "APPL_DB PORT_TABLE flap_count"),
         Metric("sonic_port_mtu_bytes", "gauge", "the port's MTU", PORT_LABELS, "STATE_DB PORT_TABLE mtu"),
         Metric("sonic_bgp_session_established", "gauge", "1 when the BGP session is Established, else 0",
                SESSION_LABELS, "STATE_DB NEIGH_STATE_TABLE state"),
@@ -158,9 +158,11 @@ def switch_samples(name: str, tables: SwitchTables, labels: PortLabels,
             yield Sample("sonic_port_oper_status", port_labels, UP_DOWN[fields["netdev_oper_status"]])
         if fields.get("admin_status") in UP_DOWN:
             yield Sample("sonic_port_admin_status", port_labels, UP_DOWN[fields["admin_status"]])
-        for source, metric in (("flap_count", "sonic_port_flap_count"), ("mtu", "sonic_port_mtu_bytes")):
-            if (value := _number(fields.get(source))) is not None:
-                yield Sample(metric, port_labels, value)
+        if (value := _number(fields.get("mtu"))) is not None:
+            yield Sample("sonic_port_mtu_bytes", port_labels, value)
+    for port, fields in tables.table("APPL_DB", "PORT_TABLE").items():   # portsorch's
+        if port.startswith("Ethernet") and (value := _number(fields.get("flap_count"))) is not None:
+            yield Sample("sonic_port_flap_count", labels.of_port(name, port), value)
     for peer_ip, fields in tables.table("STATE_DB", "NEIGH_STATE_TABLE").items():
         yield Sample("sonic_bgp_session_established",
                      {**base, "peer_ip": peer_ip, "peer": peer_names.get(peer_ip, "")},

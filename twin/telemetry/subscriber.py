@@ -4,8 +4,9 @@
   handler, as `gnmic --target COUNTERS_DB subscribe --path "COUNTERS/Ethernet*"`): port counters and,
   where the switch has queue maps, `COUNTERS/Ethernet*/Queues`. sonic-gnmi names the ports by their
   alias there; they are read back to SONiC's names from CONFIG_DB PORT.
-- ON_CHANGE on `/sonic-db:STATE_DB/localhost/PORT_TABLE`, `.../NEIGH_STATE_TABLE` and
-  `/sonic-db:APPL_DB/localhost/ROUTE_TABLE`: the whole table first, then each change.
+- ON_CHANGE on `/sonic-db:STATE_DB/localhost/PORT_TABLE`, `.../NEIGH_STATE_TABLE`,
+  `/sonic-db:APPL_DB/localhost/PORT_TABLE` (portsorch's flap counts) and `.../ROUTE_TABLE`: the whole
+  table first, then each change.
 Each subscription is a stream of its own (one failing, such as the queues of a switch without queue
 maps, leaves the others running) and is opened again 2 s after it ends, until the collector stops."""
 
@@ -52,6 +53,7 @@ def subscriptions(sample_s: float) -> list[Subscription]:
         Subscription("COUNTERS_DB", "Queues", "COUNTERS/Ethernet*/Queues", "COUNTERS_DB", sample_s),
         Subscription("STATE_DB", "PORT_TABLE", "/sonic-db:STATE_DB/localhost/PORT_TABLE"),
         Subscription("STATE_DB", "NEIGH_STATE_TABLE", "/sonic-db:STATE_DB/localhost/NEIGH_STATE_TABLE"),
+        Subscription("APPL_DB", "PORT_TABLE", "/sonic-db:APPL_DB/localhost/PORT_TABLE"),
         Subscription("APPL_DB", "ROUTE_TABLE", "/sonic-db:APPL_DB/localhost/ROUTE_TABLE"),
     ]
 

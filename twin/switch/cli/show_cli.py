@@ -33,8 +33,8 @@ SHOW = ("aaa", "acl", "arp", "asic-sdk-health-event", "banner", "bfd", "bmp", "b
         "switch-fast-linkup", "system-health", "system-memory", "tacacs", "techsupport", "uptime", "users",
         "version", "vlan", "vnet", "vrf", "vrrp", "vrrp6", "vxlan", "warm_restart", "watermark", "ztp")
 INTERFACES = ("alias", "autoneg", "breakout", "counters", "description", "dhcp-mitigation-rate", "fast-linkup", "fec",
-              "link-training", "naming_mode", "neighbor", "phy-serdes", "phy-signal", "status", "switchport", "tpid",
-              "transceiver")
+              "flap", "link-training", "naming_mode", "neighbor", "phy-serdes", "phy-signal", "status", "switchport",
+              "tpid", "transceiver")
 IP = ("bgp", "fib", "interfaces", "prefix-list", "protocol", "route")
 IPV6 = ("bgp", "fib", "interfaces", "link-local-mode", "prefix-list", "protocol", "route")
 BGP = ("aggregate-address", "neighbors", "network", "summary", "vrf")
@@ -158,6 +158,8 @@ def _interfaces(data: SwitchData, args: list[str]) -> Output:
     if sub == "counters":
         return counters_cli.show_interfaces_counters(data, args[1:])
     rest = _split(args[1:])
+    if sub == "flap":
+        return _flap(data, rest)
     if sub not in ("status", "description"):
         return not_emulated(f"show interfaces {sub}")
     if len(rest) > 1:
@@ -179,6 +181,18 @@ def _interfaces(data: SwitchData, args: list[str]) -> Output:
             rows.append([port, live.get("oper_status", "down"), admin, cfg.get("alias", port),
                          cfg.get("description", "N/A")])
     return Output(out=show_format.simple_table(("Interface", "Oper", "Admin", "Alias", "Description"), rows) + "\n")
+
+
+def _flap(data: SwitchData, rest: list[str]) -> Output:
+    """`show interfaces flap [INTERFACENAME]` (202505): portsorch's flap counts and times from APPL_DB."""
+    usage = "show interfaces flap [OPTIONS] [INTERFACENAME]"
+    if len(rest) > 1:
+        return usage_error(usage, f"Got unexpected extra argument ({rest[1]})")
+    ports = data.config().get("PORT", {})
+    if rest and rest[0] not in ports:
+        return usage_error(usage, f"Invalid interface name {rest[0]}")
+    return Output(out=show_format.interfaces_flap(list(ports), data.appl_table("PORT_TABLE"),
+                                                  rest[0] if rest else None) + "\n")
 
 
 def _queue(data: SwitchData, args: list[str]) -> Output:

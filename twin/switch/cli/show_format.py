@@ -277,6 +277,21 @@ def interfaces_status(config: Mapping[str, Mapping[str, Any]], appl: Mapping[str
     return simple_table(INTF_HEADERS, rows, stralign="right") + "\n"
 
 
+FLAP_HEADERS = ("Interface", "Flap Count", "Admin", "Oper", "Link Down TimeStamp(UTC)", "Link Up TimeStamp(UTC)")
+
+
+def interfaces_flap(ports: Sequence[str], appl: Mapping[str, Mapping[str, Any]], only: str | None = None) -> str:
+    """`show interfaces flap` (show/interfaces/__init__.py, 202505): per port of CONFIG_DB, APPL_DB
+    PORT_TABLE's flap_count and times ('Never' when portsorch wrote none) and its admin and oper status."""
+    rows: list[list[Cell]] = []
+    for port in sorted(ports if only is None else [only], key=natural_key):
+        live = appl.get(port, {})
+        rows.append([port, str(live.get("flap_count", "Never")), str(live.get("admin_status", "Unknown")).capitalize(),
+                     str(live.get("oper_status", "Unknown")).capitalize(), str(live.get("last_down_time", "Never")),
+                     str(live.get("last_up_time", "Never"))])
+    return simple_table(FLAP_HEADERS, rows)
+
+
 # -- show runningconfiguration all (show/main.py via sonic-cfggen -d --print-data) ------------------
 
 def natsorted_config(config: Mapping[str, Any]) -> dict[str, Any]:

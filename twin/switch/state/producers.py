@@ -1,8 +1,9 @@
 """The state producers of one switch: what SONiC's daemons write to redis, driven by events.
 
 - portsyncd / portsorch: STATE_DB `PORT_TABLE|EthernetN` {state, netdev_oper_status,
-  admin_status, mtu} and APPL_DB `PORT_TABLE:EthernetN` {oper_status, admin_status, mtu}, from
-  kernel link events;
+  admin_status, mtu} and APPL_DB `PORT_TABLE:EthernetN` {oper_status, admin_status, mtu, and
+  portsorch's flap_count, last_down_time, last_up_time (twin.switch.state.flaps)}, from kernel link
+  events;
 - fpmsyncd: APPL_DB `ROUTE_TABLE:<prefix>` {nexthop, ifname, protocol}, ECMP as comma-separated
   lists, host routes keyed without `/32` (libnl drops a full-length mask), from kernel route
   events. Only routes a routing daemon installed count (zebra's FPM feed has no connected or
@@ -18,7 +19,9 @@
 - teamsyncd (and teamd's min_links): APPL_DB and STATE_DB `LAG_TABLE` and `LAG_MEMBER_TABLE`, from
   the kernel link events of PortChannels and their members (twin.switch.state.lag);
 - the flex counter poller: COUNTERS_DB `COUNTERS_PORT_NAME_MAP` (port -> oid) and
-  `COUNTERS:<oid>` SAI_PORT_STAT_* counters (`counter_row`), once a second (SONiC's PORT_STAT interval).
+  `COUNTERS:<oid>` SAI_PORT_STAT_* counters (`counter_row`), and the queues' and priority groups' maps,
+  counters and watermarks (twin.switch.state.queues, from the ports' htb trees), once a second (SONiC's
+  PORT_STAT interval).
 Each writes only rows that changed, in one pipeline, and deletes rows that went away. The writes go
 through the switch's own `SerialWriter` (twin.switch.state.serial_writer): on its own thread once the
 agent's state loop starts it, so a slow or paused redis holds back its own switch only.
@@ -30,6 +33,7 @@ import contextlib
 import errno
 import socket
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +42,8 @@ from typing import Any
 from twin.switch.config.portchannel import is_portchannel
 from twin.switch.frr.frr_vty import Vty, VtyError
 from twin.switch.redis.sonic_redis import SonicRedis, redis_key
-from twin.switch.state import netlink
+from twin.switch.state import netlink, queues
+from twin.switch.state.flaps import FlapCounter
 from twin.switch.state.lag import AF_BRIDGE, LagKeeper, Link, lag_state, link_of
 from twin.switch.state.serial_writer import SerialWriter
 
@@ -59,6 +64,8 @@ SAI_COUNTERS = {
     "SAI_PORT_STAT_IF_OUT_UCAST_PKTS": "tx_packets", "SAI_PORT_STAT_IF_OUT_DISCARDS": "tx_dropped",
     "SAI_PORT_STAT_IF_OUT_ERRORS": "tx_errors",
 }
+# PFC frames per priority: no kernel sends or receives them (its qdiscs pause nothing), so they stay 0
+PFC_COUNTERS = tuple(f"SAI_PORT_STAT_PFC_{p}_{way}_PKTS" for way in ("TX", "RX") for p in range(8))
 
 
 def port_oid(port: str) -> str:
@@ -127,19 +134,21 @@ def bfd_rows(peers: Any) -> dict[str, Row]:
     return out
 
 
-def counter_row(stats: Mapping[str, int] | None) -> Row:
+def counter_row(stats: Mapping[str, int] | None, queue_drops: int = 0) -> Row:
     """A port's COUNTERS:<oid> row from its kernel statistics. Received packets split into unicast and the
     multicast the kernel counts (IF_IN_NON_UCAST_PKTS, IF_IN_MULTICAST_PKTS; veth counts none); the kernel
     counts no sent multicast, so every sent packet is unicast and IF_OUT_NON_UCAST_PKTS is 0. portstat's
     RX_OK and TX_OK, and port_rates.lua, sum the unicast and non-unicast pair: a switch lacking either
-    shows N/A."""
+    shows N/A. IF_OUT_DISCARDS adds what the port's queues dropped (`queue_drops`), as an ASIC's
+    egress discards count its queues' tail drops."""
     stats = stats or {}
     multicast = stats.get("multicast", 0)
     row = {sai: str(stats.get(name, 0)) for sai, name in SAI_COUNTERS.items()}
+    row["SAI_PORT_STAT_IF_OUT_DISCARDS"] = str(stats.get("tx_dropped", 0) + queue_drops)
     row.update({"SAI_PORT_STAT_IF_IN_UCAST_PKTS": str(max(0, stats.get("rx_packets", 0) - multicast)),
                 "SAI_PORT_STAT_IF_IN_NON_UCAST_PKTS": str(multicast),
                 "SAI_PORT_STAT_IF_IN_MULTICAST_PKTS": str(multicast),
-                "SAI_PORT_STAT_IF_OUT_NON_UCAST_PKTS": "0"})
+                "SAI_PORT_STAT_IF_OUT_NON_UCAST_PKTS": "0", **dict.fromkeys(PFC_COUNTERS, "0")})
     return row
 
 
@@ -244,6 +253,11 @@ class SwitchProducers:
         self.neighbors = TableWriter(db, "STATE_DB", "NEIGH_STATE_TABLE")
         self.bfd = TableWriter(db, "STATE_DB", "BFD_SESSION_TABLE")
         self.counters = TableWriter(db, "COUNTERS_DB", "COUNTERS")
+        self.queue_map_key: tuple[object, ...] | None = None   # what the queue maps were made from
+        self.queue_enabled: queues.Enabled = None                # the queues they hold (None: all)
+        self.queue_poller = queues.QueuePoller(time.monotonic())
+        self.flaps = FlapCounter()
+        self.flaps_seeded = False
         self.lag_tables = (TableWriter(db, "APPL_DB", "LAG_TABLE"), TableWriter(db, "APPL_DB", "LAG_MEMBER_TABLE"),
                            TableWriter(db, "STATE_DB", "LAG_TABLE"), TableWriter(db, "STATE_DB", "LAG_MEMBER_TABLE"))
         self.links: dict[int, Link] = {}
@@ -270,9 +284,13 @@ class SwitchProducers:
         if self.sock is not None:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, netlink.RCVBUF)
             netlink.drain(self.sock)
+        if not self.flaps_seeded:   # a producer started on a running switch goes on from its counts
+            self.flaps.seed(self._appl_ports())
+            self.flaps_seeded = True
         for writer in (self.state_ports, self.appl_ports, self.routes, self.neighbors, self.bfd, self.counters,
                        *self.lag_tables):
             writer.clear(self.writer)
+        self.queue_map_key = None   # the queues' maps and rows written afresh by the first poll
         batch = Batch(self.db, self.writer)
         self.links.clear()
         for msg in self.dumper.dump(netlink.RTM_GETLINK):
@@ -290,6 +308,16 @@ class SwitchProducers:
         self.writer.submit(names.execute)
         self.poll_counters()
         self.poll_frr()
+
+    def _appl_ports(self) -> dict[str, dict[str, str]]:
+        """APPL_DB's PORT_TABLE rows as they are (what portsorch reads when it starts)."""
+        client = self.db.client("APPL_DB")
+        names = [str(n) for n in client.scan_iter(match="PORT_TABLE:*", count=1000)]
+        pipe = client.pipeline(transaction=False)
+        for name in names:
+            pipe.hgetall(name)
+        return {name.split(":", 1)[1]: {str(k): str(v) for k, v in row.items()}
+                for name, row in zip(names, pipe.execute(), strict=True)}
 
     # -- kernel events ----------------------------------------------------------------------
 
@@ -310,6 +338,7 @@ class SwitchProducers:
             self.links[msg["index"]] = link
         if is_port(name):
             state, appl = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
+            appl.update(self.flaps.observe(name, appl["oper_status"], time.time()))
             self.state_ports.put(name, state, batch)
             self.appl_ports.put(name, appl, batch)
 
@@ -372,6 +401,7 @@ class SwitchProducers:
             name = msg.get_attr("IFLA_IFNAME") or ""
             if is_port(name):
                 state[name], appl[name] = port_rows(msg["flags"], msg.get_attr("IFLA_MTU") or 0)
+                appl[name].update(self.flaps.observe(name, appl[name]["oper_status"], time.time()))
         self.state_ports.sync(state, batch)
         self.appl_ports.sync(appl, batch)
         routes = dict(entry for msg in self.dumper.dump(netlink.RTM_GETROUTE)
@@ -406,11 +436,69 @@ class SwitchProducers:
 
     def poll_counters(self) -> None:
         batch = Batch(self.db, self.writer)
-        rows = {port_oid(name): counter_row(msg.get_attr("IFLA_STATS64"))
-                for msg in self.dumper.dump(netlink.RTM_GETLINK)
-                if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
-        self.counters.sync(rows, batch)
+        stats = {name: msg.get_attr("IFLA_STATS64") for msg in self.dumper.dump(netlink.RTM_GETLINK)
+                 if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
+        leaves = queues.leaf_stats(self.dumper.qdiscs(), self.ifnames)
+        self.counters.sync({port_oid(name): counter_row(s, sum(q[2] for q in leaves.get(name, {}).values()))
+                            for name, s in stats.items()}, batch)
+        self._queues(stats, leaves, batch)
         batch.execute()
+
+    def _buffers(self) -> tuple[bool, list[str], list[str]]:
+        """create_only_config_db_buffers, and then BUFFER_QUEUE's and BUFFER_PG's keys (what the queue
+        and PG maps hold follows them, as flexcounterorch's do)."""
+        client = self.db.client("CONFIG_DB")
+        if client.hget("DEVICE_METADATA|localhost", "create_only_config_db_buffers") != "true":
+            return False, [], []
+        keys = [[str(k).split("|", 1)[1] for k in client.scan_iter(match=f"{table}|*", count=1000)]
+                for table in ("BUFFER_QUEUE", "BUFFER_PG")]
+        return True, sorted(keys[0]), sorted(keys[1])
+
+    def _queues(self, stats: Mapping[str, Mapping[str, int] | None], leaves: Mapping[str, Mapping[int, queues.Stats]],
+                batch: Batch) -> None:
+        """The queues' and PGs' maps and rows, written whole when the ports or the buffers they follow
+        changed (and after write_all), then the queues' counters and watermarks that changed
+        (twin.switch.state.queues)."""
+        ports = {p: port_oid(p) for p in sorted(stats, key=lambda p: int(p.removeprefix("Ethernet") or 0))}
+        create_only, queue_keys, pg_keys = self._buffers()
+        key = (tuple(ports), create_only, tuple(queue_keys), tuple(pg_keys))
+        pipe = batch.pipe("COUNTERS_DB")
+        if key != self.queue_map_key:
+            self.queue_enabled = queues.enabled(create_only, queue_keys, queues.QUEUES_PER_PORT)
+            pgs = queues.enabled(create_only, pg_keys, queues.PRIORITY_GROUPS)
+            maps = queues.queue_maps(ports, self.queue_enabled, pgs)
+            self._clear_queue_rows()
+            for name, mapping in maps.items():
+                pipe.delete(name)
+                if mapping:
+                    pipe.hset(name, mapping=mapping)
+            for oid, row in queues.idle_rows(maps).items():
+                pipe.hset(f"COUNTERS:{oid}", mapping=row)
+            idle, peaks = queues.idle_watermarks(maps), self.queue_poller.peaks()
+            for table in queues.WATERMARK_TABLES:
+                for oid, row in {**idle, **{o: r for o, r in peaks[table].items() if o in idle}}.items():
+                    pipe.hset(f"{table}:{oid}", mapping=row)
+            self.queue_poller.reset()
+            self.queue_map_key = key
+        written = self.queue_poller.poll(ports, stats, leaves, time.monotonic(), self.queue_enabled)
+        for oid, row in written.counters.items():
+            pipe.hset(f"COUNTERS:{oid}", mapping=row)
+        for table, rows in written.watermarks.items():
+            for oid, row in rows.items():
+                pipe.hset(f"{table}:{oid}", mapping=row)
+
+    def _clear_queue_rows(self) -> None:
+        """Every queue's and PG's row and watermarks, through the switch's writer (before what follows)."""
+        client = self.db.client("COUNTERS_DB")
+        patterns = (f"COUNTERS:oid:0x{queues.QUEUE_TYPE:x}*", f"COUNTERS:oid:0x{queues.PG_TYPE:x}*",
+                    *(f"{t}:*" for t in queues.WATERMARK_TABLES))
+
+        def delete() -> None:
+            names = [n for pattern in patterns for n in client.scan_iter(match=pattern, count=1000)]
+            if names:
+                client.delete(*names)
+
+        self.writer.submit(delete)
 
     def close(self) -> None:
         self.writer.close()
