@@ -29,6 +29,7 @@ from twin.checks.frr_config import FrrConfigInput, FrrRunsConfigDb
 from twin.checks.mtu import MtuConsistent, MtuInput
 from twin.checks.ospf import OspfAdjacencies, OspfInput
 from twin.checks.reachability import PingInput, ServerReachability
+from twin.checks.roce_queue import roce_queue_check
 from twin.checks.surface import surface_check
 from twin.host import userfile
 from twin.model.config_db import ConfigDb
@@ -205,16 +206,18 @@ def _built(builders: tuple[Builder, ...], plan: Plan, configs: Mapping[str, Conf
 
 
 def verify_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None,
-                  accepted: Iterable[str] = ()) -> list[Check[Any]]:
+                  accepted: Iterable[str] = (), roce_dscp: int | None = None) -> list[Check[Any]]:
     """The health checks plus BFD, MTUs on both ends of every link, a DF ping at the MTU across every
     server port and FRR against CONFIG_DB: what `twin verify` runs.
 
     With `configs` (each switch's running CONFIG_DB), BFD and the announced prefixes are what those
     configs ask for, and a `configured-bgp-sessions` check is added when their neighbors differ
-    from the plan's (twin.checks.configured)."""
+    from the plan's (twin.checks.configured); with `roce_dscp` too (the lab file's roce.compute_dscp),
+    whether RoCE goes to a lossless queue on every port given QoS (twin.checks.roce_queue)."""
     checks = _built(HEALTH + VERIFY, plan, configs)
+    roce = roce_queue_check(configs, roce_dscp)
     surface = surface_check(configs, accepted)   # `accepted`: tables the lab file lets pass (accept_not_emulated)
-    return checks + ([surface] if surface is not None else [])
+    return checks + [c for c in (roce, surface) if c is not None]
 
 
 def health_checks(plan: Plan, configs: Mapping[str, ConfigDb] | None = None) -> list[Check[Any]]:

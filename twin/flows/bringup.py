@@ -53,7 +53,7 @@ def verify_lab(lab: RunningLab) -> Health:
         health = evaluate(plan, processes, local)
         health.results = skipped + health.results
         return health
-    checks = verify_checks(plan, running_configs(lab), lab.settings.accept_not_emulated)
+    checks = verify_checks(plan, running_configs(lab), lab.settings.accept_not_emulated, lab.settings.roce.compute_dscp)
     outputs = collect_gnmi(lab, checks)
     for node, values in local.items():
         outputs.setdefault(node, {}).update(values)

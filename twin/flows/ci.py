@@ -94,7 +94,8 @@ def run_ci(lab_path: Path, configs: Path | None, name: str | None = None, runtim
         else:  # judged once every switch's routes and sessions held still for a while, as after a push
             report.settles["up"] = observe_change(running, lambda: None, []).settle
         progress("verify: checks over gNMI")
-        checks = verify_checks(lab.plan, running_configs(running), lab.drills.accept_not_emulated)
+        checks = verify_checks(lab.plan, running_configs(running), lab.drills.accept_not_emulated,
+                               lab.roce.compute_dscp)
         verified = evaluate(lab.plan, checks, collect_gnmi(running, checks))
         report.results += verified.results
         if not verified.healthy:

@@ -186,7 +186,8 @@ class Rehearsal:
 
     def _verify(self, label: str, settle: Settle, cause: list[str] | None = None) -> CheckResult:
         configs = running_configs(self.lab)
-        checks = verify_checks(self.plan, configs, self.lab.settings.accept_not_emulated)
+        checks = verify_checks(self.plan, configs, self.lab.settings.accept_not_emulated,
+                               self.lab.settings.roce.compute_dscp)
         health = evaluate(self.plan, checks, collect_gnmi(self.lab, checks))
         items = [ItemResult(subject=f"{r.name}: {i.subject}", status="failure", message=i.message)
                  for r in health.results for i in r.failures]

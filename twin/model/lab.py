@@ -23,13 +23,14 @@ class RoceSettings(BaseModel):
 
 
 class DrillSettings(BaseModel):
-    """What a running lab's gate judges by: the `slo:`, `drills:` and `accept_not_emulated:` sections of
-    its lab file."""
+    """What a running lab's gate judges by: the `slo:`, `drills:`, `accept_not_emulated:` and `roce:`
+    sections of its lab file."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     slo: dict[str, Slo] = {}
     drills: list[LabDrill] = []
     accept_not_emulated: list[str] = []
+    roce: RoceSettings = RoceSettings()
 
     @field_validator("slo")
     @classmethod

@@ -75,7 +75,8 @@ def load_lab(path: Path) -> Lab:
                                  "that twin does not emulate", f"name one of {', '.join(known)}")
                      for i, table in enumerate(spec.accept_not_emulated) if table not in known]
         try:
-            settings = DrillSettings(slo=spec.slo, drills=drills, accept_not_emulated=spec.accept_not_emulated)
+            settings = DrillSettings(slo=spec.slo, drills=drills, accept_not_emulated=spec.accept_not_emulated,
+                                     roce=spec.roce)
         except ValidationError as exc:
             problems += pydantic_problems(doc, exc)
         if problems:

@@ -3,7 +3,11 @@
 - every hop must classify the same way (the same DSCP->TC and TC->queue maps);
 - PFC must pause the same priorities everywhere;
 - every lossless queue needs ECN marking (a WRED profile with ECN, Kmin < Kmax, thresholds set);
-- storage and compute traffic on separate priorities when the lab says so.
+- storage and compute traffic on separate priorities when the lab says so;
+- RoCE (the lab's `roce.compute_dscp`) goes to a lossless queue on every port given QoS: the queue its
+  DSCP_TO_TC_MAP and TC_TO_QUEUE_MAP send it to is one PFC makes lossless (PORT_QOS_MAP `pfc_enable`,
+  through `pfc_to_queue_map`), as twin.stages.port_qos resolves them. `twin verify` judges the
+  switches' running CONFIG_DB the same way (twin.checks.roce_queue).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any
 
 from twin.model.findings import Finding, SwitchConfig
 from twin.model.lab import RoceSettings
+from twin.stages.port_qos import LossyRoce, lossy_roce
 
 MAPS = (("dscp_to_tc_map", "DSCP_TO_TC_MAP"), ("tc_to_queue_map", "TC_TO_QUEUE_MAP"))
 
@@ -71,6 +76,38 @@ def qos_findings(cfgs: list[SwitchConfig], roce: RoceSettings | None = None) -> 
     for cfg in used:
         out += _lossless_queues(cfg, want)
     out += _separation(used, roce)
+    if roce.compute_dscp is not None:
+        out += [f for cfg in used for f in roce_queue_findings(cfg, roce.compute_dscp)]
+    return out
+
+
+def lossy_roce_text(dscp: int, found: list[LossyRoce]) -> str:
+    """One sentence for the ports of `found` that share a traffic class, queue and lossless queues."""
+    first = found[0]
+    lossless = ", ".join(map(str, sorted(first.lossless))) or "none"
+    ports = ", ".join(f.port for f in found[:6]) + (f" and {len(found) - 6} more" if len(found) > 6 else "")
+    return (f"RoCE (DSCP {dscp}) goes to traffic class {first.tc}, queue {first.queue}, a lossy queue, on "
+            f"{ports} (PFC makes queues {lossless} lossless there)")
+
+
+def lossy_roce_groups(found: list[LossyRoce]) -> list[list[LossyRoce]]:
+    groups: dict[tuple[int, int, frozenset[int]], list[LossyRoce]] = {}
+    for f in found:
+        groups.setdefault((f.tc, f.queue, f.lossless), []).append(f)
+    return list(groups.values())
+
+
+def roce_queue_findings(cfg: SwitchConfig, dscp: int) -> list[Finding]:
+    """RoCE's DSCP in a lossy queue on a port of `cfg`: one finding per traffic class and queue it lands in."""
+    out = []
+    for group in lossy_roce_groups(lossy_roce(cfg.db, dscp)):
+        name = cfg.table("PORT_QOS_MAP").get(group[0].port, {}).get("dscp_to_tc_map") or \
+            cfg.table("PORT_QOS_MAP").get("global", {}).get("dscp_to_tc_map")
+        where = f"DSCP_TO_TC_MAP|{name} {dscp}" if name else f"PORT_QOS_MAP|{group[0].port} dscp_to_tc_map"
+        lossless = sorted(group[0].lossless)
+        fix = (f"map DSCP {dscp} to a traffic class whose queue PFC makes lossless ({', '.join(map(str, lossless))})"
+               if lossless else "enable PFC (pfc_enable) on the priority RoCE uses")
+        out.append(Finding("qos", cfg.file, where, lossy_roce_text(dscp, group), fix))
     return out
 
 
