@@ -131,6 +131,9 @@ class RecordedWatch:
     def history(self) -> list[tuple[float, str, dict[str, frozenset[str]]]]:
         return [(t, s, {}) for t, s in self.changes if t <= self.clock.now]
 
+    def check(self) -> None:
+        """The watch's thread never failed (FibWatch.check raises what it died of)."""
+
 
 Sessions = dict[str, dict[str, tuple[str, int]] | None]
 UP, DOWN, BACK, FRESH = ("up", 1), ("down", 1), ("up", 2), ("fresh", 2)
