@@ -97,3 +97,15 @@ def test_the_reboot_phases_are_bounded() -> None:
     with pytest.raises(ValueError):
         RebootSettings(boot_s=0)
     assert RebootSettings().boot_s > 10  # sonic-mgmt's wait_for_shutdown looks for the switch down 10 s on
+
+
+def test_a_boot_that_fails_still_brings_the_management_port_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    reboot, events = _recording(monkeypatch, RebootSettings(shutdown_s=1, boot_s=1))
+
+    def fail(*args: object) -> None:
+        raise RuntimeError("FRR rejected frr.conf")
+
+    monkeypatch.setattr(reboot, "boot", fail)
+    with pytest.raises(RuntimeError):
+        reboot.reboot("COLD")
+    assert events[-1] == "management_up default via x"

@@ -178,12 +178,14 @@ class SwitchReboot:
                 self.power_off(frr)
             self.sleep(max(0.0, self.timing.shutdown_s - (time.monotonic() - began)))
             routes = self.management_down()
-            self.sleep(self.timing.boot_s)
-            if method == "WARM":
-                self.warm_boot(frr)
-            else:
-                self.boot(self.load_saved_config(), frr)
-            self.management_up(routes)
+            try:
+                self.sleep(self.timing.boot_s)
+                if method == "WARM":
+                    self.warm_boot(frr)
+                else:
+                    self.boot(self.load_saved_config(), frr)
+            finally:  # a boot that failed (RebootStatus says why) must not leave the switch unreachable
+                self.management_up(routes)
         log.info("%s: booted (%s) from %s", daemon.name, method.lower(),
                  "the running CONFIG_DB" if method == "WARM" else self.rundir / "config_db.json")
 
