@@ -7,6 +7,7 @@ read its output), gnmi_utils.gnmi_capabilities, the pygnmi wrapper's bounded sub
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import socket
@@ -250,10 +251,12 @@ def ssh_banner(host: str, port: int = 22, timeout: float = 2) -> bytes | None:
         return None
 
 
-def uptime_seconds(text: str) -> int:
-    """`show uptime` (uptime -p: 'up 2 hours, 5 minutes') in seconds."""
-    units = {"week": 604800, "day": 86400, "hour": 3600, "minute": 60}
-    return sum(int(n) * units[u] for n, u in re.findall(r"(\d+) (week|day|hour|minute)s?", text))
+def get_up_time(command: Callable[[str], str]) -> datetime.datetime:
+    """SonicHost.get_up_time(utc_timezone=True) (tests/common/devices/sonic.py): the DUT's UTC time now
+    (get_now_time) less its /proc/uptime (get_uptime), each read by the command sonic-mgmt runs."""
+    now = datetime.datetime.strptime(command('date +"%Y-%m-%d %H:%M:%S" -u').strip(), "%Y-%m-%d %H:%M:%S")
+    uptime = datetime.timedelta(seconds=float(command("awk '{print $1}' /proc/uptime").strip()))
+    return now - uptime
 
 
 # -- tests/common/pygnmi_client.py's bounded subscriptions --------------------------------------------------

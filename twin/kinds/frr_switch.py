@@ -35,6 +35,7 @@ from twin.switch.config.qdisc import qdisc_lines
 from twin.switch.frr.frr_daemons import FrrBoot, launch_later, node_daemons, prepare_boot, wait_bgp_established
 from twin.switch.redis import redis_server
 from twin.switch.redis.sonic_redis import as_stored
+from twin.switch.system_files import mark_booted, write_hostname
 
 FACTS = load_facts("frr_switch")
 SWITCH_SYSCTLS = FACTS.sysctls
@@ -50,6 +51,8 @@ class FrrSwitchKind(PlainKind):
         eth0 = IPv4Interface(f"{start.mgmt_ip}/{start.mgmt_plen}")
         db = node_config_db(start.plan, node, mgmt=(eth0, str(eth0.network.network_address + 1)))
         (rundir / "config_db.json").write_text(dumps(db))
+        mark_booted(rundir)          # what the switch's uptime counts from
+        write_hostname(rundir, db)   # /etc/hostname, as hostname-config.sh writes it at boot
         _start_databases(start, procs, rundir, db)
         conf = render_frr(db, start.templates)
         ifmap = {i.name: i.kernel for i in node.interfaces}

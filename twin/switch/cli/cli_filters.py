@@ -1,8 +1,9 @@
 """The filters a SONiC user pipes `show` output through: `| grep`, `| head`, `| tail`, `| wc -l`, ...
 
 Run in the shell itself on the command's output (no process, no file): grep [-i -v -c -w -x -n
--E -F] [-e] PATTERN, head/tail [-n N | -N], wc [-l -w -c], sort [-r -n -u], uniq [-c], and
-more/less/cat (the output is not paged). Pure functions.
+-E -F] [-e] PATTERN, head/tail [-n N | -N], wc [-l -w -c], sort [-r -n -u], uniq [-c], awk [-F SEP]
+'{print $N, ...}' (fields only: what sonic-mgmt's commands ask of awk), and more/less/cat (the output is
+not paged). Pure functions.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-FILTERS = ("grep", "egrep", "fgrep", "head", "tail", "wc", "sort", "uniq", "more", "less", "cat")
+FILTERS = ("grep", "egrep", "fgrep", "head", "tail", "wc", "sort", "uniq", "awk", "more", "less", "cat")
+AWK_PRINT = re.compile(r"\{\s*print(?:\s+(\$\d+(?:\s*,\s*\$\d+)*))?\s*;?\s*\}")
 
 
 class FilterError(ValueError):
@@ -31,7 +33,7 @@ class Filter:
         handler: dict[str, Callable[[list[str], Sequence[str]], tuple[list[str], int]]] = {
             "grep": _grep, "egrep": lambda ls, a: _grep(ls, ["-E", *a]), "fgrep": lambda ls, a: _grep(ls, ["-F", *a]),
             "head": lambda ls, a: (ls[:_count(a, "head")], 0), "tail": _tail, "wc": _wc, "sort": _sort,
-            "uniq": _uniq}
+            "uniq": _uniq, "awk": _awk}
         if self.tool in ("more", "less", "cat"):
             if self.args:
                 raise FilterError(f"{self.tool}: reading files is not available on this switch")
@@ -104,6 +106,38 @@ def _grep(lines: list[str], args: Sequence[str]) -> tuple[list[str], int]:
     if "o" in flags and "v" not in flags:
         return [m.group(0) for _, line in picked for r in regexes for m in r.finditer(line)], 0 if picked else 1
     return [f"{n}:{line}" if "n" in flags else line for n, line in picked], 0 if picked else 1
+
+
+def awk_program(args: Sequence[str]) -> tuple[str | None, list[int], list[str]]:
+    """awk's field separator (None: runs of blanks), the fields its `{print ...}` program prints, and
+    the arguments after the program (its files)."""
+    rest, sep = list(args), None
+    while rest and rest[0].startswith("-F"):
+        flag = rest.pop(0)
+        if flag == "-F":
+            if not rest:
+                raise FilterError("awk: option requires an argument -- F")
+            flag = "-F" + rest.pop(0)
+        sep = flag[2:]
+    if not rest:
+        raise FilterError("usage: awk [-F fs] 'prog' [file ...]")
+    program = rest.pop(0)
+    match = AWK_PRINT.fullmatch(program.strip())
+    if match is None:
+        raise FilterError(f"awk: only '{{print $N, ...}}' programs are available on this switch, not {program!r}")
+    fields = [int(f) for f in re.findall(r"\$(\d+)", match.group(1) or "$0")]
+    return sep, fields, rest
+
+
+def _awk(lines: list[str], args: Sequence[str]) -> tuple[list[str], int]:
+    sep, fields, files = awk_program(args)
+    if files:
+        raise FilterError("awk: reading files is not available on this switch")
+    out = []
+    for line in lines:
+        cols = line.split() if sep is None else line.split(sep)
+        out.append(" ".join(line if f == 0 else (cols[f - 1] if f <= len(cols) else "") for f in fields))
+    return out, 0
 
 
 def _count(args: Sequence[str], tool: str) -> int:

@@ -14,6 +14,9 @@ The set, with or without `sudo` (admin's sudo asks no password, as on SONiC):
   sonic-cli                 the KLISH CLI (twin.switch.cli.klish)
   sudo -s | sudo -i | sudo su [-]   a root prompt of the same shell; exit leaves it
   hostname, whoami, exit, logout
+  date [-u] [+FORMAT], uptime [-p | -s]   the host's clock, the switch's own boot time (twin.switch.cli.system_cli)
+  cat FILE, awk '{print $N, ...}' FILE    the switch's system files: /proc/uptime, /etc/hostname, config_db.json
+                            (the last two lines: in a container, its own system answers them)
   CMD | grep/head/tail/wc/sort/uniq/more   filters run by the shell (twin.switch.cli.cli_filters)
 
 Anything else is bash's `-bash: WORD: command not found` (127). A switch in a container (docker
@@ -29,11 +32,12 @@ from pathlib import Path
 
 from twin.model.agent import AgentSwitch
 from twin.switch.cli.cli_argv import ArgvRefused, RedisCli, ip_argv, parse_redis_cli, ping_argv, traceroute_argv
-from twin.switch.cli.cli_filters import Filter, FilterError, parse_filter
+from twin.switch.cli.cli_filters import Filter, FilterError, awk_program, parse_filter
 from twin.switch.cli.cli_output import Output
 from twin.switch.cli.cli_words import Op, SyntaxErr, pipeline, tokenize
 from twin.switch.cli.config_cli import ConfigRequest, parse_config
 from twin.switch.cli.redis_guard import redis_refusal
+from twin.switch.cli.system_cli import FILES
 from twin.switch.cli.vtysh_guard import VtyshRefused, parse_vtysh
 from twin.switch.redis.redis_server import socket_path
 
@@ -121,7 +125,22 @@ class Hostname:
     """`hostname`: the switch's, DEVICE_METADATA's (twin.switch.cli.switch_view.SwitchView.hostname)."""
 
 
-Action = Text | Run | InContainer | Show | CounterTool | Config | DbCli | Enter | Exit | Hostname
+@dataclass(frozen=True)
+class Clock:
+    """`date` or `uptime` with its arguments (twin.switch.cli.system_cli: run_date, run_uptime)."""
+
+    tool: str
+    args: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReadFile:
+    """`cat FILE`: one of the switch's system files (twin.switch.cli.system_cli.read_file)."""
+
+    path: str
+
+
+Action = Text | Run | InContainer | Show | CounterTool | Config | DbCli | Enter | Exit | Hostname | Clock | ReadFile
 
 
 @dataclass(frozen=True)
@@ -137,6 +156,7 @@ SHELL_WORDS = frozenset({"exit", "logout", "sudo", "su"})
 COUNTER_TOOLS = frozenset({"portstat", "queuestat", "pfcstat"})
 SET = frozenset({"show", "config", "vtysh", "sonic-db-cli", "redis-cli", "ping", "ping6", "traceroute",
                  "traceroute6", "ip", "sonic-cli", "hostname", "whoami"}) | COUNTER_TOOLS | SHELL_WORDS
+SYSTEM_WORDS = frozenset({"date", "uptime", "cat", "awk"})   # a container's own system answers them there
 ROOT_SHELLS = {("-s",): False, ("-i",): True, ("su",): False, ("su", "-"): True, ("su", "root"): False,
                ("su", "-", "root"): True, ("-s", "-u", "root"): False, ("-i", "-u", "root"): True}
 SUDO_USAGE = ("usage: sudo -h | -K | -k | -V\nusage: sudo -v [-ABkNnS] [-g group] [-h host] [-p prompt] [-u user]\n"
@@ -168,12 +188,12 @@ def translate(line: str, switch: Switch, root: bool = False, tty: bool = False) 
         return session or InContainer(switch.container or "", line)
     command = words[1] if words[:1] == ["sudo"] and len(words) > 1 and not words[1].startswith("-") else \
         (words[0] if words else "")
-    if switch.container and command not in SET:
+    if switch.container and (command not in SET or command in SYSTEM_WORDS):
         return InContainer(switch.container, line.removeprefix("sudo ").lstrip() if command != "sudo" else line)
     first = command
     stages = pipeline(tokens)
     if isinstance(stages, Op):
-        if first not in SET:
+        if first not in SET | SYSTEM_WORDS:
             return not_found(first)
         return refused(f"-bash: '{stages.text}': only '|' into grep, head, tail, wc, sort, uniq or more is "
                        "available on this switch's shell")
@@ -181,8 +201,25 @@ def translate(line: str, switch: Switch, root: bool = False, tty: bool = False) 
         filters = tuple(parse_filter(stage) for stage in stages[1:])
     except FilterError as exc:
         return refused(str(exc), NOT_FOUND if "command not found" in str(exc) else 2)
+    if stages[0][:1] == ["awk"] or stages[0][:2] == ["sudo", "awk"]:   # awk PROGRAM FILE: the file, then awk
+        try:
+            read = _awk_file(stages[0][1:] if stages[0][0] == "awk" else stages[0][2:])
+        except FilterError as exc:
+            return refused(str(exc), 2)
+        return Piped(read[0], (read[1], *filters))
     action = _command(stages[0], switch, root, tty)
     return Piped(action, filters) if filters else action
+
+
+def _awk_file(args: list[str]) -> tuple[Action, Filter]:
+    """`awk [-F SEP] PROGRAM FILE`: the file read, then its program as a filter; on its input alone it
+    reads what is piped in, which a first stage has not."""
+    _, _, files = awk_program(args)
+    if len(files) != 1 or files[0] not in FILES:
+        raise FilterError(f"awk: {' '.join(files) or 'reading standard input'}: not available on this switch "
+                          f"(it reads {', '.join(FILES)}, or what is piped into it)")
+    program = args[: len(args) - 1]
+    return ReadFile(files[0]), Filter("awk", tuple(program))
 
 
 def _session(words: list[str]) -> Action | None:
@@ -252,6 +289,13 @@ def _command(words: list[str], switch: Switch, root: bool, tty: bool) -> Action:
         return Enter("sonic-cli")
     if cmd == "hostname":
         return Hostname()
+    if cmd in ("date", "uptime"):
+        return Clock(cmd, tuple(args))
+    if cmd == "cat":
+        if len(args) != 1 or args[0] not in FILES:
+            return refused(f"cat: {' '.join(args) or 'reading standard input'}: not available on this switch "
+                           f"(it reads {', '.join(FILES)})")
+        return ReadFile(args[0])
     if cmd == "whoami":
         return Text(Output(out="root\n" if root or sudo else "admin\n"))
     return refused(f"sudo: {cmd}: command not found") if sudo else not_found(cmd)

@@ -20,7 +20,9 @@ from twin import __version__
 from twin.switch.cli import counters_cli, show_format
 from twin.switch.cli.cli_output import Output, group_usage, not_emulated, resolve, subcommand, usage_error
 from twin.switch.cli.switch_view import SwitchData, vtysh_json
+from twin.switch.cli.system_cli import run_uptime, uptime_line
 from twin.switch.cli.vtysh_guard import VtyshRefused
+from twin.switch.system_files import uptime_seconds
 
 SHOW = ("aaa", "acl", "arp", "asic-sdk-health-event", "banner", "bfd", "bmp", "boot", "buffer", "buffer_pool",
         "chassis", "clock", "copp", "dns", "dropcounters", "ecn", "environment", "event-counters", "evpn", "fabric",
@@ -109,35 +111,12 @@ def _version(data: SwitchData, args: list[str]) -> Output:
         "commit": "twin", "build_date": "N/A", "built_by": "twin",
         "platform": meta.get("platform", "x86_64-kvm_x86_64-r0"),
         "hwsku": meta.get("hwsku", "N/A"), "asic_type": "vs", "serial": f"twin-{data.name}", "model": "twin",
-        "uptime": _uptime_line(), "date": now.strftime("%a %d %b %Y %X")}))
-
-
-def _uptime_seconds() -> float:
-    try:
-        return float(Path("/proc/uptime").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0.0
-
-
-def _uptime_line() -> str:
-    """What `uptime` prints."""
-    secs = int(_uptime_seconds())
-    days, hours, minutes = secs // 86400, secs % 86400 // 3600, secs % 3600 // 60
-    try:
-        load = ", ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        load = "0.00, 0.00, 0.00"
-    up = (f"{days} day{'s' if days != 1 else ''}, " if days else "") + f"{hours:2d}:{minutes:02d}"
-    return f"{time.strftime('%H:%M:%S')} up {up},  1 user,  load average: {load}"
+        "uptime": uptime_line(uptime_seconds(data.rundir)), "date": now.strftime("%a %d %b %Y %X")}))
 
 
 def _uptime(data: SwitchData, args: list[str]) -> Output:
-    """`uptime -p`."""
-    secs = int(_uptime_seconds())
-    parts = [(secs // 604800, "week"), (secs % 604800 // 86400, "day"), (secs % 86400 // 3600, "hour"),
-             (secs % 3600 // 60, "minute")]
-    words = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in parts if n]
-    return Output(out=f"up {', '.join(words) or '0 minutes'}\n")
+    """`show uptime`: `uptime -p` of the switch (counted from its own boot, twin.switch.system_files)."""
+    return run_uptime(["-p"], data.rundir)
 
 
 def _clock(data: SwitchData, args: list[str]) -> Output:

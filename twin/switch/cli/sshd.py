@@ -42,6 +42,7 @@ from twin.switch.cli.cli_process import LocalProcess, Process
 from twin.switch.cli.container_exec import ContainerProcess
 from twin.switch.cli.counters_cli import run_tool
 from twin.switch.cli.shell import (
+    Clock,
     Config,
     CounterTool,
     DbCli,
@@ -50,6 +51,7 @@ from twin.switch.cli.shell import (
     Hostname,
     InContainer,
     Piped,
+    ReadFile,
     Run,
     Show,
     Switch,
@@ -61,12 +63,17 @@ from twin.switch.cli.show_cli import run_show
 from twin.switch.cli.sonic_cli import db_cli
 from twin.switch.cli.ssh_logins import LOGIN_GRACE_S, SshLogins
 from twin.switch.cli.switch_view import CLEAN_ENV, Services, SwitchView
+from twin.switch.cli.system_cli import read_file, run_date, run_uptime
 from twin.switch.cli.vtysh_guard import VTYSH_CONF, refusal, vtysh_conf
 from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
 
 log = logging.getLogger("twin.sshd")
+# What SONiC's sshd says first: sonic-buildimage builds Debian's openssh-server 10.0p1-7 (rules/openssh.mk at
+# 086b03bd), whose banner is "SSH-2.0-OpenSSH_10.0p1 Debian-7". Tools tell a SONiC switch by it (sonic-mgmt's
+# reboot waits for /OpenSSH_[\w\.]+ Debian/); the server behind it is AsyncSSH (docs/differences.md).
+SSH_VERSION = "OpenSSH_10.0p1 Debian-7"
 T = TypeVar("T")
 SWITCH_THREADS = 4       # a switch's sessions' blocking commands (show, config, sonic-cli) at once; made when needed
 MAX_FILTERED = 64 << 20  # output a command may give the shell's `|` filters, which need it whole
@@ -352,6 +359,11 @@ class Session:
             output = await self.config(action)
         elif isinstance(action, DbCli):
             output = await self.blocking(self.db_cli, list(action.args))
+        elif isinstance(action, Clock):
+            output = run_date(list(action.args)) if action.tool == "date" else \
+                await self.blocking(run_uptime, list(action.args), self.switch.rundir)
+        elif isinstance(action, ReadFile):
+            output = await self.blocking(read_file, action.path, self.switch.rundir)
         elif isinstance(action, Hostname):
             output = Output(out=f"{await self.hostname_now()}\n")
         elif isinstance(action, Run):
@@ -508,7 +520,7 @@ def start(switches: list[AgentSwitch], username: str, password: str, port: int, 
             bind = functools.partial(_listening_socket, str(sw.mgmt), port)
             sock = run_in_netns(sw.netns, bind) if sw.netns else bind()
             logins = SshLogins()  # per switch: one switch's attacker does not slow another's logins
-            await asyncssh.listen(sock=sock, server_host_keys=[str(host_key)],
+            await asyncssh.listen(sock=sock, server_host_keys=[str(host_key)], server_version=SSH_VERSION,
                                   server_factory=functools.partial(_Server, username, password, logins),
                                   login_timeout=LOGIN_GRACE_S,
                                   process_factory=_handler(switch, username, (services or {}).get(sw.name)),

@@ -19,9 +19,9 @@ from twin.stages.configdb import ConfigDb
 from twin.switch.cli.vtysh_guard import VTYSH_CONF, Vtysh, VtyshRefused, refusal, vtysh_conf
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
+from twin.switch.system_files import DEFAULT_HOSTNAME
 
 CLEAN_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "VTYSH_PAGER": "cat"}
-DEFAULT_HOSTNAME = "sonic"   # hostname-config.sh's, when DEVICE_METADATA|localhost has none
 
 
 class SwitchData(Protocol):

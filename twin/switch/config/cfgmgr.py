@@ -45,6 +45,7 @@ from twin.switch.frr.frr_daemons import runtime_lines
 from twin.switch.frr.frr_drift import converge_lines, describe, drift
 from twin.switch.frr.frr_vty import running_config
 from twin.switch.redis.sonic_redis import SonicRedis, as_stored, raw_to_typed, split_key
+from twin.switch.system_files import write_hostname
 
 PROGRAMMED = "programmed.json"
 FRR_RELOAD = Path("/usr/lib/frr/frr-reload.py")  # Debian's frr-pythontools
@@ -134,6 +135,7 @@ class ConfigDaemon:
             new, unsafe = without_unsafe(as_stored(self.cache), self.programmed)
             for problem in unsafe:
                 log.error("%s: change not programmed: %s", self.name, problem)
+            self._hostname(new)
             try:
                 links = read_links(self.netns)
                 kernel = [] if links is None else kernel_changes(observed(links, new, self.ifmap), new, self.ifmap)
@@ -246,6 +248,7 @@ class ConfigDaemon:
             new, unsafe = without_unsafe(as_stored(new), self.programmed)
             for problem in unsafe:
                 log.error("%s: change not programmed: %s", self.name, problem)
+            self._hostname(new)
             old = self.programmed
             if new == old:
                 return
@@ -271,6 +274,13 @@ class ConfigDaemon:
             finally:
                 self.programmed = new
                 self._save_programmed()
+
+    def _hostname(self, new: ConfigDb) -> None:
+        """/etc/hostname follows DEVICE_METADATA's hostname, as hostcfgd has hostname-config.sh write it."""
+        try:
+            write_hostname(self.rundir, new)
+        except OSError as exc:
+            log.error("%s: /etc/hostname not written: %s", self.name, exc)
 
     def _reinstall_sourced_routes(self, new: ConfigDb) -> None:
         """Routes zebra installs with a source address (`ip protocol bgp route-map RM_SET_SRC`,

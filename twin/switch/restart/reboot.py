@@ -31,7 +31,8 @@ namespace does not go through):
   routes its killed predecessor left in the kernel until bgpd has installed them again (SONiC's
   fpmsyncd holds the ASIC's routes across a warm restart the same way, for its 120 s default
   timer). Then eth0 comes up with the routes it had, and the config daemon is told what is
-  programmed now.
+  programmed now. Either way the switch's boot time is the boot's start (a warm reboot boots a new
+  kernel by kexec too): its uptime counts from there (twin.switch.system_files).
 The switch's redis keeps running (the agent's config daemon and state producers hold connections
 to it); its STATE_DB and APPL_DB follow the ports and sessions going down and up. Connections open
 when eth0 went down stall, as a client's connection to a rebooting switch does, until the client's
@@ -60,6 +61,7 @@ from twin.switch.config.qdisc import qdisc_changes, qdisc_lines
 from twin.switch.frr.frr_daemons import KNOWN, daemon_env, prepare_boot, start_frr
 from twin.switch.redis import redis_server
 from twin.switch.redis.sonic_redis import as_stored
+from twin.switch.system_files import mark_booted, write_hostname
 
 Launch = Callable[[list[str]], None]
 log = logging.getLogger("twin.reboot")
@@ -180,6 +182,7 @@ class SwitchReboot:
             routes = self.management_down()
             try:
                 self.sleep(self.timing.boot_s)
+                mark_booted(self.rundir)   # a warm reboot boots a new kernel too (kexec): the uptime restarts
                 if method == "WARM":
                     self.warm_boot(frr)
                 else:
@@ -254,6 +257,7 @@ class SwitchReboot:
         daemon = self.daemon
         ip_batch(kernel_lines(saved, daemon.ifmap), netns=daemon.netns, force=True)
         tc_batch(qdisc_lines(saved, daemon.ifmap), netns=daemon.netns, force=True)
+        write_hostname(self.rundir, saved)
         daemon.programmed = as_stored(saved)
         daemon._save_programmed()  # (ConfigDaemon has no public way to say "programmed whole")
         for warning in start_frr(self.rundir, daemon.netns, frr, render_frr(saved, daemon.templates), self.launch):
