@@ -29,6 +29,12 @@ share of the lab's agent included, over the floor's PSS per switch (zebra, bgpd,
 
 Memory is read from /proc/<pid>/smaps_rollup of every process inside each switch namespace:
 RSS counts shared libraries once per process, PSS shares them out fairly.
+
+Every run starts once the kernel is done destroying the namespaces of the run before (it does so
+after `ip netns delete` returns, under the rtnl lock the next run's `ip` commands need), and records what was
+still there when it started (processes in other namespaces, named namespaces) and whether a
+neighbour table was full during it (bench/kernel_state.py); `runs_started_clean` and
+`runs_with_neighbour_table_full` sum them up.
 """
 
 from __future__ import annotations
@@ -43,9 +49,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from kernel_state import clean_start, is_clean, neighbour_table_fulls
 
 REPO = Path(__file__).resolve().parents[1]
 TWIN = [sys.executable, "-m", "twin"]
@@ -251,6 +260,28 @@ def _compare_floor(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) ->
     return doc
 
 
+def checked(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """One run, started only once the kernel has destroyed an earlier run's namespaces, with what was
+    still there when it started (kernel_state.clean_start) and whether a neighbour table was full
+    during it (the kernel's table_fulls counters, before and after)."""
+    start = clean_start()
+    fulls = neighbour_table_fulls()
+    doc = run()
+    after = neighbour_table_fulls()
+    doc["clean_start"] = start
+    doc["started_clean"] = is_clean(start)
+    doc["neighbour_table_full_events"] = {family: after[family] - fulls[family] for family in after}
+    return doc
+
+
+def hygiene(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many runs started clean, and which hit a full neighbour table (their figures do not count as
+    measured right)."""
+    return {"runs_started_clean": f"{sum(bool(r.get('started_clean')) for r in runs)}/{len(runs)}",
+            "runs_with_neighbour_table_full": sum(any(r.get("neighbour_table_full_events", {}).values())
+                                                  for r in runs)}
+
+
 def rounds(floor_script: Path | None, runs: int, lab_file: str, name: str, spines: int, leaves: int,
            bfd_ms: int | None, timeout: float, sonic_routing: bool = False,
            against: tuple[str, Path] | None = None) -> dict[str, Any]:
@@ -263,15 +294,16 @@ def rounds(floor_script: Path | None, runs: int, lab_file: str, name: str, spine
     routing: list[dict[str, Any]] | None = [] if floor_script is not None and sonic_routing else None
     for i in range(runs):
         if floor_script is not None:
-            floors.append(floor(floor_script, spines, leaves, bfd_ms, timeout))
+            floors.append(checked(partial(floor, floor_script, spines, leaves, bfd_ms, timeout)))
         if routing is not None:
-            routing.append(floor(SONIC_ROUTING_FLOOR, spines, leaves, bfd_ms, timeout))
+            routing.append(checked(partial(floor, SONIC_ROUTING_FLOOR, spines, leaves, bfd_ms, timeout)))
         if against is not None:
-            before.append(bench(lab_file, f"{name}b{i}", timeout, repo=against[1]))
-        twins.append(bench(lab_file, f"{name}{i}", timeout))
+            before.append(checked(partial(bench, lab_file, f"{name}b{i}", timeout, repo=against[1])))
+        twins.append(checked(partial(bench, lab_file, f"{name}{i}", timeout)))
     bfd = "BFD=0" if bfd_ms is None else f"BFD=1 BFD_MS={bfd_ms}"
+    every = [*twins, *floors, *(routing or []), *before]
     doc: dict[str, Any] = {"lab": lab_file, "floor_size": f"S={spines} L={leaves} {bfd}",
-                           **compare(twins, floors, routing), "twin_runs": twins}
+                           **compare(twins, floors, routing), **hygiene(every), "twin_runs": twins}
     if against is not None:
         doc["against"] = {"revision": against[0], **_compare_floor(before, floors), "twin_runs": before}
         ours, theirs = doc.get("twin_seconds_up_to_healthy"), doc["against"].get("twin_seconds_up_to_healthy")

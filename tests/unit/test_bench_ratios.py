@@ -15,6 +15,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 @pytest.fixture(scope="module")
 def lab_up() -> ModuleType:
+    sys.path.insert(0, str(BENCH))   # as when run as a script: its sibling modules import by name
     spec = importlib.util.spec_from_file_location("bench_lab_up", BENCH / "lab_up.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -71,6 +72,7 @@ def test_against_runs_the_other_revision_in_every_round(lab_up: ModuleType, monk
 
     monkeypatch.setattr(lab_up, "bench", fake_bench)
     monkeypatch.setattr(lab_up, "floor", lambda *a: floor_run(8.0))
+    monkeypatch.setattr(lab_up, "clean_start", lambda: {"processes_in_other_namespaces": [], "named_namespaces": []})
     doc = lab_up.rounds(Path("floor.py"), 2, "labs/default.yaml", "bench", 4, 8, 300, 300,
                         against=("main~1 (abc)", tmp_path))
     assert seen == [("benchb0", tmp_path), ("bench0", lab_up.REPO), ("benchb1", tmp_path), ("bench1", lab_up.REPO)]
@@ -78,3 +80,71 @@ def test_against_runs_the_other_revision_in_every_round(lab_up: ModuleType, monk
     assert doc["against"]["ratio_time"] == 1.38        # 11 / 8
     assert doc["ratio_time"] == 1.25                   # 10 / 8
     assert doc["ratio_time_to_against"] == 0.91        # 10 / 11
+    assert doc["runs_started_clean"] == "6/6" and doc["runs_with_neighbour_table_full"] == 0
+
+
+# -- each run starts clean, and says whether a neighbour table was full during it ---------------------------
+
+ARP_CACHE = (
+    "entries  allocs   destroys hash_grows lookups  hits     res_failed rcv_probes_mcast rcv_probes_ucast "
+    "periodic_gc_runs forced_gc_runs unresolved_discards table_fulls\n"
+    "00000002 00009c9f 00008dd9 00000004   000308ae 00020d8c 000000f8   00000000         00000000         "
+    "000009a7         00000000       00000000            0000001a\n"
+    "00000002 0000b05a 0000bf1e 00000008   0002fb70 000205e4 000000d8   00000000         00000000         "
+    "00000000         00000000       00000000            00000003\n")
+def test_kernel_counters_are_read_as_the_kernel_writes_them(lab_up: ModuleType) -> None:
+    import kernel_state
+
+    assert kernel_state.table_fulls(ARP_CACHE) == 0x1A + 3, "hex, one row per CPU, summed"
+    assert kernel_state.table_fulls("") == 0
+
+
+def test_a_run_waits_until_the_rtnl_lock_answers_at_once(monkeypatch: pytest.MonkeyPatch,
+                                                          lab_up: ModuleType) -> None:
+    """The kernel destroying the last run's namespaces holds the rtnl lock: probes are slow until it is
+    done, and one quick probe among slow ones is not enough."""
+    import kernel_state
+
+    probes = iter([900.0, 3.0, 1200.0, 4.0, 3.0, 5.0, 3.0, 999.0])
+    monkeypatch.setattr(kernel_state.time, "sleep", lambda s: None)
+    waited = kernel_state.wait_for_rtnl(lambda: next(probes))
+    assert next(probes) == 999.0, "it stopped after four quick probes in a row"
+    assert waited["slowest_rtnl_probe_ms"] == 1200.0
+
+
+def test_a_run_stops_waiting_for_the_rtnl_lock_at_its_timeout(monkeypatch: pytest.MonkeyPatch,
+                                                               lab_up: ModuleType) -> None:
+    import kernel_state
+
+    clock = iter(float(t) for t in range(1000))
+    monkeypatch.setattr(kernel_state.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(kernel_state.time, "sleep", lambda s: None)
+    waited = kernel_state.wait_for_rtnl(lambda: 500.0, timeout=10)
+    assert 10 <= waited["seconds_waiting_for_rtnl"] <= 12 and waited["slowest_rtnl_probe_ms"] == 500.0
+
+
+def test_a_run_records_leftovers_and_a_full_neighbour_table(monkeypatch: pytest.MonkeyPatch,
+                                                             lab_up: ModuleType) -> None:
+    events: list[str] = []
+    fulls = iter([{"ipv4": 5, "ipv6": 0}, {"ipv4": 9, "ipv6": 0}])
+
+    def start() -> dict[str, Any]:
+        events.append("clean_start")
+        return {"seconds_waiting_for_rtnl": 0.0, "slowest_rtnl_probe_ms": 3.0,
+                "processes_in_other_namespaces": ["4242 bgpd"], "named_namespaces": []}
+
+    def counters() -> dict[str, int]:
+        events.append("table_fulls")
+        return next(fulls)
+
+    def run() -> dict[str, Any]:
+        events.append("run")
+        return twin_run(10.0)
+
+    monkeypatch.setattr(lab_up, "clean_start", start)
+    monkeypatch.setattr(lab_up, "neighbour_table_fulls", counters)
+    doc = lab_up.checked(run)
+    assert events == ["clean_start", "table_fulls", "run", "table_fulls"]
+    assert doc["started_clean"] is False and doc["neighbour_table_full_events"] == {"ipv4": 4, "ipv6": 0}
+    clean = {**twin_run(11.0), "started_clean": True, "neighbour_table_full_events": {"ipv4": 0, "ipv6": 0}}
+    assert lab_up.hygiene([doc, clean]) == {"runs_started_clean": "1/2", "runs_with_neighbour_table_full": 1}
