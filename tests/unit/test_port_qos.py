@@ -83,3 +83,16 @@ def test_roce_in_a_lossy_queue_is_found_per_port() -> None:
     db["DSCP_TO_TC_MAP"]["ROCE"]["26"] = "3"
     db["PORT_QOS_MAP"]["Ethernet4"]["pfc_enable"] = "4"
     assert [(f.port, f.queue) for f in lossy_roce(db, 26)] == [("Ethernet4", 3)]
+
+
+def test_traffic_classes_reach_their_priority_groups_and_queues() -> None:
+    qos = port_qos(twin_qos("Ethernet0"), "Ethernet0")
+    assert qos is not None
+    assert [qos.tc_of(d) for d in (26, 24, 48, 0)] == [3, 4, 6, 1]
+    assert [qos.pg_of_tc(t) for t in range(8)] == [0, 0, 0, 3, 4, 0, 0, 0]   # only the lossless TCs own a PG
+    assert [qos.queue_of_tc(t) for t in (3, 4, 15, 16)] == [3, 4, 0, 0]      # TC 15 has no queue 15; 16 is none
+    assert qos.pfc == {3, 4}
+    db: Db = {"PORT": {"Ethernet0": {}}, "DSCP_TO_TC_MAP": {"M": {"26": "3"}},
+              "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "M", "pfc_enable": "3"}}}
+    bare = port_qos(db, "Ethernet0")
+    assert bare is not None and bare.pg_of_tc(3) == 0 and bare.queue_of_tc(3) == 3   # no PG map: PG 0

@@ -17,7 +17,11 @@ is scheduled, and which queues are lossless. Pure; the switch's kernel programmi
   in bytes per second (meter_type bytes, the default). A queue no QUEUE row binds is scheduled as
   sonic-scheduler.yang's defaults say: WRR, weight 1;
 - PORT_QOS_MAP `pfc_enable` lists the PFC priorities; each is lossless in the queue MAP_PFC_PRIORITY_TO_QUEUE
-  (`pfc_to_queue_map`) gives it, or in the queue of its own number without one.
+  (`pfc_to_queue_map`) gives it, or in the queue of its own number without one. A packet's PFC priority
+  is its traffic class (SONiC's qos templates list the lossless traffic classes in `pfc_enable`);
+- on ingress, a traffic class fills the priority group TC_TO_PRIORITY_GROUP_MAP (`tc_to_pg_map`) gives
+  it, priority group 0 without a map or an entry (the SAI leaves the map unset, and ASICs then count
+  every traffic class in PG 0).
 
 A referenced map that does not exist is not applied (qosorch retries until it exists). A port to which
 neither a DSCP_TO_TC_MAP nor a TC_TO_QUEUE_MAP applies has no QoS: every packet goes to queue 0, as on a
@@ -32,6 +36,8 @@ from typing import Any
 
 QUEUES = 10          # unicast queues per port (SONiC-VS's SAI; TC_TO_QUEUE_MAP may name 0-9)
 DSCPS = 64
+TCS = 16             # traffic classes (sonic-types' tc_type: 0-15)
+PGS = 8              # ingress priority groups (sonic-tc-priority-group-map.yang: 0-7)
 GLOBAL = "global"
 SCHEDULER_TYPES = ("DWRR", "WRR", "STRICT")
 
@@ -53,17 +59,31 @@ DEFAULT_SCHEDULER = Scheduler()
 
 @dataclass(frozen=True)
 class PortQos:
-    """One port's egress QoS: `dscp_queue[d]` is the queue of an IP packet with DSCP d, `other_queue` the
+    """One port's QoS: `dscp_queue[d]` is the queue of an IP packet with DSCP d, `other_queue` the
     queue of every packet that is not IP, `schedulers[q]` queue q's scheduler, `lossless` the queues PFC
-    makes lossless."""
+    makes lossless; per traffic class, `dscp_tc[d]` DSCP d's class on ingress, `tc_queue[t]` class t's
+    queue on egress, `tc_pg[t]` its ingress priority group, and `pfc` the priorities PFC pauses."""
 
     dscp_queue: tuple[int, ...]
     other_queue: int
     schedulers: tuple[Scheduler, ...]
     lossless: frozenset[int]
+    dscp_tc: tuple[int, ...] = (0,) * DSCPS
+    tc_queue: tuple[int, ...] = tuple(range(QUEUES)) + (0,) * (TCS - QUEUES)
+    tc_pg: tuple[int, ...] = (0,) * TCS
+    pfc: frozenset[int] = frozenset()
 
     def queue_of(self, dscp: int) -> int:
         return self.dscp_queue[dscp]
+
+    def tc_of(self, dscp: int) -> int:
+        return self.dscp_tc[dscp]
+
+    def queue_of_tc(self, tc: int) -> int:
+        return self.tc_queue[tc] if 0 <= tc < len(self.tc_queue) else 0
+
+    def pg_of_tc(self, tc: int) -> int:
+        return self.tc_pg[tc] if 0 <= tc < len(self.tc_pg) else 0
 
 
 def _rows(db: Tables, table: str) -> Mapping[str, Any]:
@@ -143,16 +163,24 @@ def _queue_of_tc(tc_map: Mapping[str, Any] | None, tc: int) -> int:
     return queue if 0 <= queue < QUEUES else 0
 
 
-def _lossless(db: Tables, row: Mapping[str, Any]) -> frozenset[int]:
+def pfc_priorities(row: Mapping[str, Any]) -> frozenset[int]:
+    """The priorities a PORT_QOS_MAP row's `pfc_enable` lists."""
+    return frozenset(p for prio in str(row.get("pfc_enable", "")).split(",") if (p := _int(prio)) is not None)
+
+
+def lossless_queues(db: Tables, row: Mapping[str, Any]) -> frozenset[int]:
+    """The queues a PORT_QOS_MAP row's PFC priorities pause (through its `pfc_to_queue_map`)."""
     pfc_map = _map(db, "MAP_PFC_PRIORITY_TO_QUEUE", row.get("pfc_to_queue_map"))
     out = set()
-    for prio in str(row.get("pfc_enable", "")).split(","):
-        p = _int(prio)
-        if p is None:
-            continue
+    for p in pfc_priorities(row):
         queue = _int(pfc_map.get(str(p))) if pfc_map is not None else None
         out.add(p if queue is None else queue)
     return frozenset(q for q in out if 0 <= q < QUEUES)
+
+
+def _pg_of_tc(pg_map: Mapping[str, Any] | None, tc: int) -> int:
+    pg = _int(pg_map.get(str(tc))) if pg_map is not None else None
+    return pg if pg is not None and 0 <= pg < PGS else 0
 
 
 def port_qos(db: Tables, port: str, rows: tuple[dict[str, Mapping[str, Any]], Mapping[str, Any]] | None = None,
@@ -167,9 +195,12 @@ def port_qos(db: Tables, port: str, rows: tuple[dict[str, Mapping[str, Any]], Ma
         return None
     tcs = [(_int(dscp_map.get(str(d)), 0) or 0) if dscp_map is not None else 0 for d in range(DSCPS)]
     own = (schedulers if schedulers is not None else queue_schedulers(db)).get(port, {})
+    pg_map = _map(db, "TC_TO_PRIORITY_GROUP_MAP", row.get("tc_to_pg_map"))
     return PortQos(dscp_queue=tuple(_queue_of_tc(tc_map, tc) for tc in tcs), other_queue=_queue_of_tc(tc_map, 0),
                    schedulers=tuple(own.get(q, DEFAULT_SCHEDULER) for q in range(QUEUES)),
-                   lossless=_lossless(db, row))
+                   lossless=lossless_queues(db, row), dscp_tc=tuple(tcs),
+                   tc_queue=tuple(_queue_of_tc(tc_map, tc) for tc in range(TCS)),
+                   tc_pg=tuple(_pg_of_tc(pg_map, tc) for tc in range(TCS)), pfc=pfc_priorities(row))
 
 
 def ports_qos(db: Tables, ports: list[str] | None = None) -> dict[str, PortQos]:
@@ -211,7 +242,7 @@ def lossy_roce(db: Tables, dscp: int) -> list[LossyRoce]:
         dscp_map = _map(db, "DSCP_TO_TC_MAP", row.get("dscp_to_tc_map") or rows[1].get("dscp_to_tc_map"))
         tc = (_int(dscp_map.get(str(dscp)), 0) or 0) if dscp_map is not None else 0
         queue = qos.queue_of(dscp) if qos is not None else 0
-        lossless = _lossless(db, row)
+        lossless = lossless_queues(db, row)
         if queue not in lossless:
             out.append(LossyRoce(port=port, tc=tc, queue=queue, lossless=lossless))
     return out
