@@ -9,8 +9,11 @@ from pathlib import Path
 from twin.model.errors import TwinError
 from twin.model.findings import Finding
 from twin.model.lab import RoceSettings
+from twin.stages.validate.ecn import ecn_findings
 from twin.stages.validate.fabric import address_findings, ecmp_findings, mtu_findings, session_findings
+from twin.stages.validate.headroom import headroom_findings
 from twin.stages.validate.load import load_configs
+from twin.stages.validate.lossless import lossless_findings
 from twin.stages.validate.qos import qos_findings
 from twin.stages.validate.schema import schema_findings
 from twin.stages.validate.surface import surface_findings
@@ -51,5 +54,9 @@ def validate_folder(directory: Path, roce: RoceSettings | None = None, models: P
     findings += ecmp_findings(cfgs)
     findings += mtu_findings(cfgs, roce.mtu if roce else None)
     findings += qos_findings(cfgs, roce)
+    for cfg in cfgs:   # RoCE's buffers: PFC headroom against the cable, ECN against the queue, the class end to end
+        findings += headroom_findings(cfg) + ecn_findings(cfg)
+        if roce is not None and roce.compute_dscp is not None:
+            findings += lossless_findings(cfg, roce.compute_dscp)
     findings += surface_findings(cfgs, accepted)
     return len(cfgs), findings
