@@ -123,6 +123,11 @@ def test_ecn_thresholds_against_the_queue() -> None:
     small = copy.deepcopy(db)
     small["BUFFER_PROFILE"]["egress_lossless_profile"]["static_th"] = "1500000"
     assert [f.where for f in ecn_findings(_cfg(small))] == ["WRED_PROFILE|ROCE_LOSSLESS green_max_threshold"]
+    lossy = copy.deepcopy(db)    # a lossy queue's profile that never marks, as SONiC's templates give queue 1
+    lossy["WRED_PROFILE"]["LOSSY_Q1"] = {"ecn": "ecn_green", "green_drop_probability": "0",
+                                         "green_min_threshold": "0", "wred_green_enable": "false"}
+    lossy["QUEUE"]["Ethernet0|1"]["wred_profile"] = "LOSSY_Q1"
+    assert ecn_findings(_cfg(lossy)) == []
 
 
 def test_a_dscp_map_sending_roce_to_a_lossy_queue_is_a_finding() -> None:
