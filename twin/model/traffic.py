@@ -153,6 +153,53 @@ class Confirmation(Strict):
     mismatches: list[str] = Field(default_factory=list)
 
 
+class RoceBreak(Strict):
+    """A place where RoCE's class stops being lossless on the flows' paths, and how many flows cross it."""
+
+    switch: str
+    port: str
+    side: Literal["ingress", "egress"]
+    where: str                 # TABLE|key field
+    problem: str
+    fix: str
+    flows: int
+
+
+class IncastQueue(Strict):
+    """An egress queue the pattern offers more than its port's line rate: what a burst leaves waiting in it,
+    and whether ECN marks before PFC pauses (a model, bytes at line rate)."""
+
+    switch: str
+    port: str                  # the egress port
+    peer: str                  # the node it sends to
+    queue: int | None          # RoCE's queue there, its traffic class through TC_TO_QUEUE_MAP (None: unknown)
+    flows: int
+    ingress_ports: list[str]   # the ports of `switch` the flows arrive on
+    offered_gbps: float        # what those ports bring (each at most its line rate)
+    capacity_gbps: float
+    burst_bytes: int           # what the flows put through the queue at once (their first sends)
+    backlog_bytes: int         # burst_bytes x (1 - capacity / offered): left waiting when the burst has arrived
+    ecn_min_bytes: int | None  # the queue's Kmin (None: no ECN-marking WRED profile)
+    ecn_max_bytes: int | None
+    pfc_pause_bytes: int | None  # the queue's depth when the first ingress priority group pauses its sender
+    pg_xoff_bytes: int | None  # that priority group's headroom (xoff)
+    ecn_marks: bool            # the backlog reaches Kmin
+    pfc_pauses: bool           # the backlog reaches pfc_pause_bytes
+    first: Literal["ECN", "PFC", "neither", "unknown"]   # unknown: the switch's config could not be read
+
+
+class RoceWhatIf(Strict):
+    """RoCE on the pattern's paths, from the switches' running QoS and buffer config (a model)."""
+
+    model: str                 # what the figures are, in words
+    dscp: int                  # RoCE's DSCP judged
+    dscp_from: Literal["lab", "twin"]   # the lab file's roce.compute_dscp, or twin's RoCE class (26)
+    flows: int
+    lossless_flows: int        # flows whose every hop keeps RoCE lossless
+    breaks: list[RoceBreak] = Field(default_factory=list)
+    incast: list[IncastQueue] = Field(default_factory=list)
+
+
 class TrafficReport(CollectiveFigures):
     lab: str
     pattern: PatternName
@@ -180,6 +227,7 @@ class TrafficReport(CollectiveFigures):
     iteration_ms: float | None = None
     paths: dict[str, list[str]] = Field(default_factory=dict)   # flow key -> nodes, for `--json` readers
     confirmation: Confirmation | None = None
+    roce: RoceWhatIf | None = None           # RoCE's class and incast queues on the fabric (before a fault)
     flow_table: list[FlowRow] = Field(default_factory=list)
 
 

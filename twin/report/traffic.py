@@ -15,6 +15,7 @@ from rich.text import Text
 
 from twin.host.owned import Content, write_owned
 from twin.model.traffic import CollectiveFigures, GroupFigures, LinkLoad, Metrics, TrafficReport
+from twin.report.roce import roce_markdown, roce_table
 
 MOMENTS = ("before", "during", "after")
 
@@ -95,7 +96,8 @@ def traffic_table(r: TrafficReport) -> RenderableType:
         collective.add_column(col, justify="right" if col else "left", overflow="fold")
     for name, f, busbw_share in collective_rows(r):
         collective.add_row(name, _ms(f.completion_ms), f"{f.algbw_gbps:g}", f"{f.busbw_gbps:g}", f"{busbw_share:.0%}")
-    return Group(fabric, collective, *(Text(line) for line in fault_lines(r)))
+    roce = [roce_table(r.roce)] if r.roce is not None else []
+    return Group(fabric, collective, *(Text(line) for line in fault_lines(r)), *roce)
 
 
 def traffic_markdown(r: TrafficReport) -> str:
@@ -118,6 +120,8 @@ def traffic_markdown(r: TrafficReport) -> str:
     extra = fault_lines(r)
     if extra:
         lines += ["", *extra]
+    if r.roce is not None:
+        lines += roce_markdown(r.roce)
     return "\n".join(lines) + "\n"
 
 

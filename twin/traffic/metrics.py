@@ -59,6 +59,14 @@ def max_min_rates(paths: list[Path], caps: dict[LinkId, float]) -> list[float]:
     return max_min([completion.route(p) for p in paths], caps)
 
 
+def demands(flows: list[Flow], gpus: dict[str, Gpu]) -> list[float]:
+    """Each flow's offered rate (Mb/s): its NIC's line rate divided among the queue pairs its GPU sends."""
+    sent: dict[str, int] = defaultdict(int)
+    for f in flows:
+        sent[f.src] += 1
+    return [gpus[f.src].speed_mbps / sent[f.src] for f in flows]
+
+
 def _load(plan: Plan, lk: LinkId, flows: int, load: float, caps: dict[LinkId, float], uplink: bool) -> LinkLoad:
     return LinkLoad(a=lk[0], b=lk[2], a_port=port_name(plan, lk[0], lk[1]), b_port=port_name(plan, lk[2], lk[3]),
                     flows=flows, load=round(load, 4), uplink=uplink, capacity_gbps=caps.get(lk, 0.0) / 1000)
@@ -71,10 +79,7 @@ def measure(plan: Plan, flows: list[Flow], paths: list[Path], gpus: dict[str, Gp
     default each GPU pair sending the default message once)."""
     failed_nodes, failed_links = failed_nodes or set(), failed_links or set()
     caps = capacities(plan, gpus.values())
-    sent: dict[str, int] = defaultdict(int)
-    for f in flows:
-        sent[f.src] += 1
-    demand = [gpus[f.src].speed_mbps / sent[f.src] for f in flows]
+    demand = demands(flows, gpus)
     offered: dict[LinkId, float] = defaultdict(float)
     count: dict[LinkId, int] = defaultdict(int)
     spine_leaves: set[str] = set()

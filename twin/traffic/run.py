@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from twin.checks.collect_gnmi import running_configs
 from twin.checks.fibwatch import Fib, FibWatch
 from twin.drills.api import run_drill
 from twin.drills.faults.injector import Injector, check_tools
@@ -16,7 +18,16 @@ from twin.host.poll import wait_until
 from twin.lab.running import RunningLab
 from twin.model.drill import KINDS, DrillReport, Scenario, Slo, Step
 from twin.model.errors import DrillError, TwinError
-from twin.model.traffic import CollectiveFigures, FailureIteration, Flow, Gpu, Metrics, PatternName, TrafficReport
+from twin.model.traffic import (
+    CollectiveFigures,
+    FailureIteration,
+    Flow,
+    Gpu,
+    Metrics,
+    PatternName,
+    RoceWhatIf,
+    TrafficReport,
+)
 from twin.runtime.registry import runtime_of
 from twin.traffic import completion, metrics, patterns
 from twin.traffic.collectives import DEFAULT_MESSAGE_BYTES, Schedule, schedule
@@ -25,6 +36,7 @@ from twin.traffic.gpus import lab_gpus, select
 from twin.traffic.links import capacities
 from twin.traffic.resolve import NodeArgv, resolve
 from twin.traffic.resolve import Path as FlowPath
+from twin.traffic.roce import roce_what_if
 from twin.traffic.seeds import SeedMode, hash_seeds
 
 Progress = Callable[[str], None]
@@ -48,6 +60,7 @@ class Pattern:
     gpus: dict[str, Gpu]
     flows: list[Flow]
     sched: Schedule
+    configs: dict[str, dict[str, Any]] | None = None   # the switches' running CONFIG_DB, read once
 
     @classmethod
     def build(cls, lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | None = None,
@@ -68,6 +81,16 @@ class Pattern:
         paths = resolve(self.lab.plan, self.flows, self.gpus, self.argv())
         return Snapshot(paths, metrics.measure(self.lab.plan, self.flows, paths, self.gpus, failed_nodes,
                                                failed_links, self.sched))
+
+    def roce(self, now: Snapshot) -> RoceWhatIf | None:
+        """RoCE's class and incast queues on `now`'s paths, from the switches' running config (read over
+        gNMI once); None when no switch's config can be read."""
+        if self.configs is None:
+            self.configs = running_configs(self.lab)
+        if not self.configs:
+            return None
+        return roce_what_if(self.lab.plan, self.flows, self.gpus, now.paths, self.sched, self.configs,
+                            self.lab.settings.roce.compute_dscp)
 
     def report(self, now: Snapshot, **extra: object) -> TrafficReport:
         m = now.metrics
@@ -103,7 +126,8 @@ def run_traffic(lab: RunningLab, name: PatternName, qps: int, gpu_spec: str | No
     with hash_seeds(lab.plan, pattern.argv(), seed_mode):
         progress(f"resolving {len(pattern.flows)} flows through the switches' forwarding")
         now = pattern.snapshot()
-        report = pattern.report(now, before=now.metrics, seed_mode=seed_mode)
+        progress("reading the switches' QoS and buffer config for RoCE's what-ifs")
+        report = pattern.report(now, before=now.metrics, seed_mode=seed_mode, roce=pattern.roce(now))
         if confirm:
             progress("sending the flows' packets and counting them per switch port")
             report = report.model_copy(update={"confirmation": confirm_paths(lab, report)})
@@ -166,6 +190,7 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
         _wait_converged(fibs, expected_fibs(lab.plan), set(), timeout_s)
         progress(f"before: resolving {len(pattern.flows)} flows")
         before = pattern.snapshot()
+        roce = pattern.roce(before)   # read while every switch is up
         progress(f"injecting {step.kind} on {fault.target}")
         restored = False
         try:
@@ -181,8 +206,9 @@ def _with_fault(pattern: Pattern, fault_text: str, iteration_ms: float, timeout_
             if not restored:
                 injector.apply(fault, step, False)
         after = pattern.snapshot()
-    return fault_report(pattern, before, during, after, f"{step.kind}:{fault.target}", nodes, links,
-                        outage * 1000, iteration_ms)
+    report = fault_report(pattern, before, during, after, f"{step.kind}:{fault.target}", nodes, links,
+                          outage * 1000, iteration_ms)
+    return report.model_copy(update={"roce": roce})
 
 
 def fault_report(pattern: Pattern, before: Snapshot, during: Snapshot | None, after: Snapshot | None, fault: str,

@@ -17,13 +17,14 @@ from typing import Any
 from twin.model.hwsku import Sku
 
 LOSSLESS_TCS = ("3", "4")
+ROCE_DSCP = 26         # RoCE's DSCP in twin's maps (traffic class 3, lossless)
 MAP = "ROCE"
 CABLE_TABLE = "AZURE"  # the name SONiC's buffer templates give the CABLE_LENGTH entry
 
 
 def _dscp_to_tc() -> dict[str, str]:
     table = {str(d): "1" for d in range(64)}
-    table.update({"24": "4", "26": "3", "46": "5", "48": "6"})
+    table.update({"24": "4", str(ROCE_DSCP): "3", "46": "5", "48": "6"})
     return table
 
 
