@@ -107,7 +107,7 @@ def test_a_run_waits_until_the_rtnl_lock_answers_at_once(monkeypatch: pytest.Mon
 
     probes = iter([900.0, 3.0, 1200.0, 4.0, 3.0, 5.0, 3.0, 999.0])
     monkeypatch.setattr(kernel_state.time, "sleep", lambda s: None)
-    waited = kernel_state.wait_for_rtnl(lambda: next(probes))
+    waited = kernel_state.wait_for_rtnl(lambda: next(probes), cleaning=lambda: False)
     assert next(probes) == 999.0, "it stopped after four quick probes in a row"
     assert waited["slowest_rtnl_probe_ms"] == 1200.0
 
@@ -119,7 +119,7 @@ def test_a_run_stops_waiting_for_the_rtnl_lock_at_its_timeout(monkeypatch: pytes
     clock = iter(float(t) for t in range(1000))
     monkeypatch.setattr(kernel_state.time, "monotonic", lambda: next(clock))
     monkeypatch.setattr(kernel_state.time, "sleep", lambda s: None)
-    waited = kernel_state.wait_for_rtnl(lambda: 500.0, timeout=10)
+    waited = kernel_state.wait_for_rtnl(lambda: 500.0, timeout=10, cleaning=lambda: False)
     assert 10 <= waited["seconds_waiting_for_rtnl"] <= 12 and waited["slowest_rtnl_probe_ms"] == 500.0
 
 
@@ -148,3 +148,14 @@ def test_a_run_records_leftovers_and_a_full_neighbour_table(monkeypatch: pytest.
     assert doc["started_clean"] is False and doc["neighbour_table_full_events"] == {"ipv4": 4, "ipv6": 0}
     clean = {**twin_run(11.0), "started_clean": True, "neighbour_table_full_events": {"ipv4": 0, "ipv6": 0}}
     assert lab_up.hygiene([doc, clean]) == {"runs_started_clean": "1/2", "runs_with_neighbour_table_full": 1}
+
+
+def test_a_run_waits_while_a_kernel_worker_destroys_namespaces(monkeypatch: pytest.MonkeyPatch,
+                                                                 lab_up: ModuleType) -> None:
+    """The rtnl lock can answer at once while the kernel's netns worker still burns a CPU."""
+    import kernel_state
+
+    busy = iter([True, True, False, True, False, False, False, False, "unasked"])
+    monkeypatch.setattr(kernel_state.time, "sleep", lambda s: None)
+    kernel_state.wait_for_rtnl(lambda: 2.0, cleaning=lambda: bool(next(busy)))
+    assert next(busy) == "unasked", "four quiet probes in a row after the last busy one"

@@ -57,7 +57,8 @@ class FrrSwitchKind(PlainKind):
         conf = render_frr(db, start.templates)
         ifmap = {i.name: i.kernel for i in node.interfaces}
         ip_batch(kernel_lines(db, ifmap) + procs.mgmt_lines(start.mgmt_ip, start.mgmt_plen), netns=start.netns)
-        tc_batch(qdisc_lines(db, ifmap), netns=start.netns)   # the ports' egress queues, from the QoS maps
+        if start.plan.fabric.egress_queues:   # the ports' egress queues, from the QoS maps
+            tc_batch(qdisc_lines(db, ifmap), netns=start.netns)
         with named(node.name):  # every daemon starts with its own part of twin's rendering (as the floor does)
             boot = prepare_boot(rundir, node_daemons(node, start.plan.fabric.bfd.enabled), conf,
                                 HELD_DAEMONS if start.held is not None else ())

@@ -89,7 +89,8 @@ def _switch_entry(state: LabState, plan: Plan, node: str) -> AgentSwitch:
     entry = AgentSwitch(name=node, netns=n.netns, mgmt=n.mgmt, rundir=str(rundir),
                         ports=[i.name for i in interfaces],
                         ifmap={i.name: i.kernel for i in interfaces if i.kernel != i.name},
-                        container=_container(state, node))  # the SSH shell runs lines outside SONiC's set in it
+                        container=_container(state, node),  # the SSH shell runs lines outside SONiC's set in it
+                        queues=plan.fabric.egress_queues)
     backend = switch_kind(state.image).agent_backend(rundir)   # a SONiC-VS container: its redis
     return AgentSwitch.model_validate({**entry.model_dump(), **backend}) if backend else entry
 

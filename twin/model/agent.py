@@ -22,6 +22,7 @@ class AgentSwitch(BaseModel):
     ports: list[str] = []          # the SONiC port names wired in this lab
     ifmap: dict[str, str] = {}     # SONiC port name -> kernel interface name, where they differ
     container: str | None = None   # its container on the docker and clab runtimes
+    queues: bool = True            # its ports' egress queues are programmed (the topology's fabric.egress_queues)
     # A docker-sonic-vs container runs SONiC's own daemons: the agent fronts its redis.
     backend: Literal["sonic-redis"] | None = None
     redis_socket: str | None = None

@@ -73,6 +73,11 @@ class FabricSettings(Strict):
     max_paths: int | None = Field(None, ge=1, le=256, description="default: the spine count")
     bfd: BfdSettings = BfdSettings()
     bgp: BgpTimers = BgpTimers()
+    egress_queues: bool = Field(True, description="program every switch port's egress queues (an htb tree per "
+                                "port, from its QoS config); false: the QoS tables are kept in CONFIG_DB and not "
+                                "programmed, each port sends from its one device queue (counted as queue 0). The "
+                                "host kernel's cost of a tree grows with the trees already on the host: 16,384 "
+                                "ports' trees take tens of minutes (docs/performance.md)")
 
     @field_validator("hwsku")
     @classmethod

@@ -104,7 +104,8 @@ def _endpoint(sw: AgentSwitch, templates: Path | None = None,
         raise ValueError(f"{sw.name}: agent.json names no run directory or namespace for twin's own switch")
     rundir = Path(sw.rundir)
     db = SonicRedis(unix_socket=socket_path(rundir))
-    daemon = ConfigDaemon(sw.name, sw.netns, rundir, db, ifmap=sw.ifmap, templates=templates, reconcile=reconcile)
+    daemon = ConfigDaemon(sw.name, sw.netns, rundir, db, ifmap=sw.ifmap, templates=templates, reconcile=reconcile,
+                          queues=sw.queues)
     producers = SwitchProducers(sw.name, sw.netns, rundir, db)
     return TwinSwitchEndpoint(name=sw.name, rundir=rundir, ports=sw.ports, daemon=daemon), (daemon, producers)
 

@@ -79,13 +79,16 @@ def load_programmed(rundir: Path) -> ConfigDb | None:
 class ConfigDaemon:
     def __init__(self, name: str, netns: str, rundir: Path, db: SonicRedis,
                  ifmap: dict[str, str] | None = None, templates: Path | None = None,
-                 reconcile: bool = False) -> None:
+                 reconcile: bool = False, queues: bool = True) -> None:
         """`reconcile`: the switch already runs (its FRR launched before this daemon): at start,
-        converge the kernel and FRR on CONFIG_DB from what they hold, not from programmed.json."""
+        converge the kernel and FRR on CONFIG_DB from what they hold, not from programmed.json.
+        `queues` False: the ports' egress queues are not programmed (the topology's
+        fabric.egress_queues), whatever the QoS tables say."""
         self.name, self.netns, self.rundir, self.db = name, netns, rundir, db
         self.ifmap = ifmap or {}
         self.templates = templates
         self.reconcile_at_start = reconcile
+        self.queues = queues
         self.started = threading.Event()   # set once the first sync (start) is done
         self.lock = threading.RLock()
         self.programmed: ConfigDb = self._load_programmed()
@@ -116,6 +119,9 @@ class ConfigDaemon:
                 self.resync()
                 self._queues_present()
             self._log_not_emulated(self.cache, {})
+            if not self.queues:
+                log.warning("%s: egress queues not programmed (the topology's fabric.egress_queues is false): "
+                            "the QoS tables are stored in CONFIG_DB, every port sends from one queue", self.name)
         finally:
             self.started.set()
 
@@ -144,10 +150,10 @@ class ConfigDaemon:
                 if kernel:
                     log.warning("%s: the kernel differed from CONFIG_DB: %s", self.name, "; ".join(kernel))
                 self._kernel(kernel, tolerant=True)
-                rooted = read_rooted(self.netns)
+                rooted = read_rooted(self.netns) if self.queues else set()
                 if rooted is None:
                     log.error("%s: the kernel's queues could not be read; not reconciled", self.name)
-                else:
+                elif self.queues:
                     self._tc(qdisc_reconcile(new, rooted, self.ifmap), tolerant=True)
                 if self.templates is not None:
                     self._reload(render_frr(new, self.templates), tolerant=True)  # frr-reload.py diffs FRR
@@ -180,6 +186,8 @@ class ConfigDaemon:
 
     def _queues_present(self) -> None:
         """Every port with QoS maps has its queues' tree: the ports the runtime gave none get theirs."""
+        if not self.queues:
+            return
         with self.lock:
             rooted = read_rooted(self.netns)
             if rooted is None:
@@ -256,7 +264,8 @@ class ConfigDaemon:
             try:
                 kernel = kernel_changes(old, new, self.ifmap)
                 self._kernel(kernel, tolerant)
-                self._tc(qdisc_changes(old, new, self.ifmap), tolerant)
+                if self.queues:
+                    self._tc(qdisc_changes(old, new, self.ifmap), tolerant)
                 if self.templates is not None:
                     self._reload(render_frr(new, self.templates), tolerant)
                 else:

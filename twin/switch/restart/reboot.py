@@ -219,7 +219,9 @@ class SwitchReboot:
         self._forget_sockets(frr)
         ip_batch(kernel_changes(self.daemon.programmed, {}, self.daemon.ifmap), netns=self.daemon.netns,
                  force=True)
-        tc_batch(qdisc_changes(self.daemon.programmed, {}, self.daemon.ifmap), netns=self.daemon.netns, force=True)
+        if self.daemon.queues:
+            tc_batch(qdisc_changes(self.daemon.programmed, {}, self.daemon.ifmap), netns=self.daemon.netns,
+                     force=True)
 
     def stop_control_plane(self, frr: list[str]) -> None:
         """A warm reboot's stop: zebra, then bgpd, killed with SIGKILL (nothing withdrawn: the
@@ -256,7 +258,8 @@ class SwitchReboot:
         """The kernel and FRR programmed from `saved` whole, as at `twin up`."""
         daemon = self.daemon
         ip_batch(kernel_lines(saved, daemon.ifmap), netns=daemon.netns, force=True)
-        tc_batch(qdisc_lines(saved, daemon.ifmap), netns=daemon.netns, force=True)
+        if daemon.queues:
+            tc_batch(qdisc_lines(saved, daemon.ifmap), netns=daemon.netns, force=True)
         write_hostname(self.rundir, saved)
         daemon.programmed = as_stored(saved)
         daemon._save_programmed()  # (ConfigDaemon has no public way to say "programmed whole")
