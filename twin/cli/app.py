@@ -450,8 +450,9 @@ def validate(configs: Annotated[Path, typer.Argument(help="folder of <switch>/co
                  "(repeatable; adds to the lab file's accept_not_emulated)")] = None,
              as_json: JsonOpt = False) -> None:
     """Static checks of generated configs (no root): SONiC YANG, per-switch schema, BGP sessions both ways, ASNs,
-    duplicate addresses and router ids, ECMP width, link MTUs, RoCE QoS consistency, and what SONiC's routing
-    stack would act on that twin does not emulate."""
+    duplicate addresses and router ids, ECMP width, link MTUs, RoCE QoS consistency and buffers (PFC headroom
+    against the cable, ECN thresholds against the queue), and what SONiC's routing stack would act on that twin
+    does not emulate."""
     import time
 
     from twin.stages.lab_file import load_lab

@@ -90,7 +90,9 @@ def traffic(pattern: Annotated[str, typer.Argument(
             ) -> None:
     """Collective traffic (RoCEv2 QP flows) through the switches' real ECMP hashing: per-link load, MMR,
     JFI, idle uplinks, and the collective's completion, algbw and busbw by flow-level simulation (a model);
-    with --fault, before, during and after a failure, and the iteration it lands in."""
+    RoCE's lossless class on every hop and the incast queues' backlog against ECN and PFC, from the
+    switches' QoS config (a model); with --fault, before, during and after a failure, and the iteration it
+    lands in."""
     from twin.host.signals import restoring_on_signals
     from twin.lab.running import RunningLab
     from twin.report.traffic import traffic_table, write_traffic_reports
