@@ -31,7 +31,7 @@ def _recording(monkeypatch: pytest.MonkeyPatch, timing: RebootSettings) -> tuple
     reboot = SwitchReboot(_Daemon(), [], launch=lambda argv: None, timing=timing,  # type: ignore[arg-type]
                           sleep=lambda s: events.append(f"sleep {s:.0f}"))
     monkeypatch.setattr(reboot_module, "running_daemons", lambda rundir: ["zebra", "bgpd", "staticd"])
-    for step in ("power_off", "stop_control_plane", "warm_boot", "boot"):
+    for step in ("power_off", "stop_control_plane", "warm_boot", "boot", "mark_booted"):
         monkeypatch.setattr(reboot, step, lambda *args, _step=step: events.append(_step))
     def load_saved_config() -> dict[str, Any]:
         events.append("load_saved_config")
@@ -51,14 +51,14 @@ def test_cold_reboot_stops_everything_then_goes_silent_then_boots_the_saved_conf
         monkeypatch: pytest.MonkeyPatch) -> None:
     reboot, events = _recording(monkeypatch, RebootSettings(shutdown_s=5, boot_s=30))
     reboot.reboot("COLD")
-    assert events == ["power_off", "sleep 5", "management_down", "sleep 30", "load_saved_config", "boot",
+    assert events == ["power_off", "sleep 5", "management_down", "sleep 30", "mark_booted", "load_saved_config", "boot",
                       "management_up default via x"]
 
 
 def test_warm_reboot_keeps_the_data_plane_and_boots_the_running_config(monkeypatch: pytest.MonkeyPatch) -> None:
     reboot, events = _recording(monkeypatch, RebootSettings(shutdown_s=2, boot_s=12))
     reboot.reboot("WARM")
-    assert events == ["stop_control_plane", "sleep 2", "management_down", "sleep 12", "warm_boot",
+    assert events == ["stop_control_plane", "sleep 2", "management_down", "sleep 12", "mark_booted", "warm_boot",
                       "management_up default via x"]
 
 

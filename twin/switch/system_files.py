@@ -29,7 +29,7 @@ def hostname_of(config: Any) -> str:
 
 
 def _replace(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """`path` := `text`, renamed into place; its directory must exist."""
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text)
     os.chmod(tmp, 0o644)
@@ -45,6 +45,7 @@ def write_hostname(rundir: Path, config: Any) -> None:
             return
     except OSError:
         pass
+    path.parent.mkdir(exist_ok=True)   # etc/ in the run directory, which must exist
     _replace(path, text)
 
 

@@ -182,7 +182,7 @@ class SwitchReboot:
             routes = self.management_down()
             try:
                 self.sleep(self.timing.boot_s)
-                mark_booted(self.rundir)   # a warm reboot boots a new kernel too (kexec): the uptime restarts
+                self.mark_booted()
                 if method == "WARM":
                     self.warm_boot(frr)
                 else:
@@ -191,6 +191,10 @@ class SwitchReboot:
                 self.management_up(routes)
         log.info("%s: booted (%s) from %s", daemon.name, method.lower(),
                  "the running CONFIG_DB" if method == "WARM" else self.rundir / "config_db.json")
+
+    def mark_booted(self) -> None:
+        """The switch's uptime starts again here, COLD or WARM (a warm reboot boots a new kernel too, by kexec)."""
+        mark_booted(self.rundir)
 
     def management_down(self) -> list[str]:
         """eth0 down: the switch's SSH, gNMI and gNOI stop answering. Returns the routes it carried
