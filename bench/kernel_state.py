@@ -1,6 +1,6 @@
 """What an earlier bench run can leave behind that skews the next one, read from the kernel.
 
-- Processes still alive in a network namespace other than the host's (an earlier floor's or lab's
+- Processes still alive in a network namespace other than the host's (the bench's own) (an earlier floor's or lab's
   bgpd, zebra, redis-server, ...), and named namespaces (`ip netns`): a run must start without them.
 - Namespaces the kernel is still destroying: `ip netns delete` returns at once and the kernel tears
   the namespace and its veths down later (its cleanup_net work), holding the rtnl lock that every
@@ -69,9 +69,10 @@ def rtnl_ms() -> float:
 
 
 def processes_in_other_namespaces() -> list[str]:
-    """`PID COMM` of every process whose network namespace is not the host's (PID 1's)."""
+    """`PID COMM` of every process whose network namespace is not the host's (the bench's own: PID 1's
+    may not be readable, as in a VM whose init hides its namespaces)."""
     try:
-        host = os.readlink("/proc/1/ns/net")
+        host = os.readlink("/proc/self/ns/net")
     except OSError:
         return []
     found = []

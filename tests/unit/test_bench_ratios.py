@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -159,3 +162,20 @@ def test_a_run_waits_while_a_kernel_worker_destroys_namespaces(monkeypatch: pyte
     monkeypatch.setattr(kernel_state.time, "sleep", lambda s: None)
     kernel_state.wait_for_rtnl(lambda: 2.0, cleaning=lambda: bool(next(busy)))
     assert next(busy) == "unasked", "four quiet probes in a row after the last busy one"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a network namespace needs root")
+def test_a_process_left_in_another_namespace_is_found(lab_up: ModuleType) -> None:
+    """As an earlier floor's bgpd left in its deleted namespace: found by comparing with the bench's own."""
+    import kernel_state
+
+    left = subprocess.Popen(["unshare", "--net", "sleep", "30"])
+    try:
+        for _ in range(50):
+            if any(entry.startswith(f"{left.pid} ") for entry in kernel_state.processes_in_other_namespaces()):
+                break
+            time.sleep(0.1)
+        assert f"{left.pid} sleep" in kernel_state.processes_in_other_namespaces()
+    finally:
+        left.kill()
+        left.wait()
