@@ -114,8 +114,10 @@ def running_lab(target: str | Path, prefix: str, *up_args: str, check_clean: boo
             assert leftovers(name) == []
 
 
-def ssh_run(lab: dict[str, Any], command: str, node: str = "leaf1") -> tuple[int, str, str]:
-    """(exit status, stdout, stderr) of `ssh admin@switch COMMAND`; `lab` is `twin status --json`'s document."""
+def ssh_run(lab: dict[str, Any], command: str, node: str = "leaf1", stdin: str = "",
+            timeout: float = 60) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of `ssh admin@switch COMMAND`, fed `stdin`; `lab` is `twin status
+    --json`'s document."""
     import paramiko
 
     t = next(n for n in lab["nodes"] if n["name"] == node)["ssh"]
@@ -124,7 +126,10 @@ def ssh_run(lab: dict[str, Any], command: str, node: str = "leaf1") -> tuple[int
     client.connect(t["host"], port=t["port"], username=t["username"], password=t["password"], look_for_keys=False,
                    allow_agent=False, timeout=30)
     try:
-        _, out, err = client.exec_command(command, timeout=60)
+        chan_in, out, err = client.exec_command(command, timeout=timeout)
+        if stdin:
+            chan_in.write(stdin)
+        chan_in.channel.shutdown_write()
         text, errors = out.read().decode(), err.read().decode()
         return out.channel.recv_exit_status(), text, errors
     finally:

@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import paramiko
 import pytest
-from labtools import leftovers, netns_exec, twin, twin_json, unique, until
+from labtools import leftovers, netns_exec, ssh_run, twin, twin_json, unique, until
 
 pytestmark = pytest.mark.needs_root
 
@@ -33,19 +32,6 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     finally:
         twin("down", "--name", name, check=False)
     assert leftovers(name) == []
-
-
-def ssh_run(lab: dict[str, Any], command: str, node: str = "leaf1") -> tuple[int, str, str]:
-    t = next(n for n in lab["nodes"] if n["name"] == node)["ssh"]
-    client = paramiko.SSHClient()
-    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    client.connect(t["host"], port=t["port"], username=t["username"], password=t["password"], look_for_keys=False,
-                   allow_agent=False, timeout=30)
-    try:
-        _, out, err = client.exec_command(command, timeout=120)
-        return out.channel.recv_exit_status(), out.read().decode(), err.read().decode()
-    finally:
-        client.close()
 
 
 def rundir(lab: dict[str, Any], node: str = "leaf1") -> Path:
@@ -76,7 +62,7 @@ def test_config_reload_leaves_nothing_of_the_previous_config_in_frr(lab: dict[st
     (rundir(lab) / "extra.json").write_text(json.dumps(extra))
     (rundir(lab) / "base.json").write_text(json.dumps(base))
 
-    status, out, err = ssh_run(lab, "sudo config reload -y /etc/sonic/extra.json")
+    status, out, err = ssh_run(lab, "sudo config reload -y /etc/sonic/extra.json", timeout=120)
     assert status == 0, err
     assert "Stopping SONiC target ...\n" in out and "Restarting SONiC target ...\n" in out
     running = vtysh(lab, "show running-config")
@@ -86,7 +72,7 @@ def test_config_reload_leaves_nothing_of_the_previous_config_in_frr(lab: dict[st
     assert "network 10.98.0.0/24" in vtysh(lab, "show running-config")
     before = bgpd_pid(lab)
 
-    status, out, err = ssh_run(lab, "sudo config reload -y /etc/sonic/base.json")
+    status, out, err = ssh_run(lab, "sudo config reload -y /etc/sonic/base.json", timeout=120)
     assert status == 0, err
     running = vtysh(lab, "show running-config")
     assert bgpd_pid(lab) != before                       # bgp was restarted, not patched
@@ -104,14 +90,14 @@ def server_reaches(lab: dict[str, Any], src: str, dst: str) -> bool:
 
 def test_config_reload_n_only_writes_config_db(lab: dict[str, Any]) -> None:
     before = bgpd_pid(lab)
-    status, out, err = ssh_run(lab, "sudo config reload -y -n /etc/sonic/base.json")
+    status, out, err = ssh_run(lab, "sudo config reload -y -n /etc/sonic/base.json", timeout=120)
     assert status == 0, err
     assert "SONiC target" not in out and "--write-to-db" in out
     assert bgpd_pid(lab) == before
 
 
 def test_config_load_minigraph_fails_as_not_emulated(lab: dict[str, Any]) -> None:
-    status, out, err = ssh_run(lab, "sudo config load_minigraph -y")
+    status, out, err = ssh_run(lab, "sudo config load_minigraph -y", timeout=120)
     assert status == 1 and out == ""
     assert err.startswith("config load_minigraph: not emulated")
 

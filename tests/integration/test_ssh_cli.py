@@ -15,7 +15,7 @@ from typing import Any
 
 import paramiko
 import pytest
-from labtools import running_lab, twin, twin_json, until
+from labtools import running_lab, ssh_run, twin, twin_json, until
 
 from twin.stages.configdb import ConfigDb
 from twin.switch.redis.redis_server import socket_path
@@ -33,24 +33,6 @@ def lab() -> Iterator[dict[str, Any]]:
 def target(lab: dict[str, Any], node: str = "leaf1") -> dict[str, Any]:
     ssh: dict[str, Any] = next(n for n in lab["nodes"] if n["name"] == node)["ssh"]
     return ssh
-
-
-def ssh_run(lab: dict[str, Any], command: str, node: str = "leaf1", stdin: str = "") -> tuple[int, str, str]:
-    """(exit status, stdout, stderr) of `ssh admin@switch COMMAND`."""
-    t = target(lab, node)
-    client = paramiko.SSHClient()
-    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    client.connect(t["host"], port=t["port"], username=t["username"], password=t["password"], look_for_keys=False,
-                   allow_agent=False, timeout=30)
-    try:
-        chan_in, chan_out, chan_err = client.exec_command(command, timeout=60)
-        if stdin:
-            chan_in.write(stdin)
-        chan_in.channel.shutdown_write()
-        out, err = chan_out.read().decode(), chan_err.read().decode()
-        return chan_out.channel.recv_exit_status(), out, err
-    finally:
-        client.close()
 
 
 def rundir(lab: dict[str, Any], node: str = "leaf1") -> Path:

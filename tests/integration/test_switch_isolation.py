@@ -21,10 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import paramiko
 import pytest
 import redis
-from labtools import netns_exec, running_lab, twin_json, until
+from labtools import netns_exec, running_lab, ssh_run, twin_json, until
 from pygnmi.client import gNMIclient
 
 from twin.switch.redis.redis_server import socket_path
@@ -83,20 +82,6 @@ def connects(lab: dict[str, Any], where: str, host: str, port: int) -> bool:
     return proc.stdout.strip() == "0"
 
 
-def ssh_run(lab: dict[str, Any], command: str, name: str = "leaf1") -> tuple[int, str, str]:
-    t = node(lab, name)["ssh"]
-    client = paramiko.SSHClient()
-    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
-    client.connect(t["host"], port=t["port"], username=t["username"], password=t["password"], look_for_keys=False,
-                   allow_agent=False, timeout=30)
-    try:
-        _, out, err = client.exec_command(command, timeout=60)
-        text, errors = out.read().decode(), err.read().decode()
-        return out.channel.recv_exit_status(), text, errors
-    finally:
-        client.close()
-
-
 def gnmi(lab: dict[str, Any], name: str) -> gNMIclient:
     target = dict(node(lab, name)["gnmi"])
     return gNMIclient(**target, gnmi_timeout=30)
@@ -147,7 +132,7 @@ def test_vty_ports_are_closed_to_servers_and_open_inside_the_switch(lab: dict[st
 ])
 def test_the_shell_refuses_what_reaches_past_the_switch(lab: dict[str, Any], command: str, named: str) -> None:
     before_acl = db(lab, "leaf1", 0).execute_command("ACL", "LIST")
-    status, out, err = ssh_run(lab, command)
+    status, out, err = ssh_run(lab["status"], command)
     assert status != 0
     assert f"'{named}'" in out + err and "not available on this switch" in out + err
     assert db(lab, "leaf1", 0).ping()
@@ -161,9 +146,9 @@ def test_the_shell_refuses_what_reaches_past_the_switch(lab: dict[str, Any], com
 
 
 def test_the_shell_still_runs_ordinary_redis_commands(lab: dict[str, Any]) -> None:
-    status, out, _ = ssh_run(lab, "redis-cli client list")
+    status, out, _ = ssh_run(lab["status"], "redis-cli client list")
     assert status == 0 and "id=" in out
-    status, out, _ = ssh_run(lab, "redis-cli -n 4 config get maxclients")
+    status, out, _ = ssh_run(lab["status"], "redis-cli -n 4 config get maxclients")
     assert status == 0 and "maxclients" in out
 
 
