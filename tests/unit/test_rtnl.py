@@ -92,3 +92,21 @@ def test_the_checks_fib_reads_bgp_routes_as_ip_json_lists_them() -> None:
     assert entries[0] == {"dst": "10.1.0.4", "nexthops": [{"gateway": f"10.0.{i}.1"} for i in range(4)]}
     assert entries[1] == {"dst": "10.2.0.0/24", "gateway": "10.0.0.1"}
     assert fib_widths([e for e in entries if e]) == {"10.1.0.4/32": 4, "10.2.0.0/24": 1}
+
+
+def test_routes_sharing_their_next_hops_decode_them_once_and_each_reads_its_own() -> None:
+    """A leaf's dump repeats one 64-way RTA_MULTIPATH for every other leaf: it is decoded once, and
+    every route still reads its next hops as pyroute2 does; a route with other next hops reads those."""
+    rtnl._hops.cache_clear()
+    data = b"".join(_route(f"10.1.0.{i}", 32, 64) for i in range(1, 11)) + _route("10.2.0.0", 24, 2)
+    pairs = both(data)
+    for mine, theirs in pairs:
+        assert route_row(mine, IFNAMES) == route_row(theirs, IFNAMES)
+        oifs = [h["oif"] for h in theirs.get_attr("RTA_MULTIPATH")]
+        assert [h["oif"] for h in mine.get_attr("RTA_MULTIPATH")] == oifs
+    info = rtnl._hops.cache_info()
+    assert info.misses == 2   # the 64-way set once, the 2-way set once
+    assert info.hits >= 9 * 2  # route_row and the oif list above, for the nine repeats
+    widest = pairs[0][0].get_attr("RTA_MULTIPATH")
+    assert [h.get_attr("RTA_GATEWAY") for h in widest] == [f"10.0.{i}.1" for i in range(64)]
+    assert widest is not pairs[1][0].get_attr("RTA_MULTIPATH")   # a list of its own for each caller
