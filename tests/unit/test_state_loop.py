@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import socket
 import struct
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -331,3 +333,55 @@ def test_rows_kept_share_one_copy_of_a_repeated_value() -> None:
     assert first == second and first is not second
     assert first["nexthop"] is second["nexthop"] and first["ifname"] is second["ifname"]
     assert db.dbs["APPL_DB"].hashes["ROUTE_TABLE:10.1.0.2"]["nexthop"] == ",".join(hops)
+
+
+class WritingProducers(FakeProducers):
+    """Producers whose first pass is recorded, its redis writes going through a started writer."""
+
+    def __init__(self, name: str, events: list[str]) -> None:
+        super().__init__(name, settled=True, bfdd=False)
+        self.events = events
+        self.writer.start()
+
+    def write_all(self) -> None:
+        self.events.append(f"write_all {self.name}")
+        self.writer.submit(lambda: (time.sleep(0.05), self.events.append(f"sent {self.name}")))
+
+    def poll_frr(self, bgp: bool = True) -> None:
+        self.events.append(f"poll {self.name}")
+
+    def poll_counters(self) -> None:
+        self.events.append(f"counters {self.name}")
+
+
+def test_every_switch_s_tables_are_written_and_sent_before_the_agent_says_so() -> None:
+    """`twin up` returns once the agent says every switch's tables are written (on_written): that is
+    after each switch's first pass and after its writer sent it, and before the loop polls anything."""
+    events: list[str] = []
+    producers = [WritingProducers(f"leaf{i}", events) for i in (1, 2, 3)]
+    loop = _loop(*producers)
+    stop = threading.Event()
+
+    def written() -> None:
+        events.append("written")
+        stop.set()
+
+    runner = threading.Thread(target=loop.run, args=(stop, written))
+    runner.start()
+    runner.join(timeout=10)
+    assert not runner.is_alive()
+    at = events.index("written")
+    assert sorted(events[:at]) == sorted([f"{w} leaf{i}" for i in (1, 2, 3) for w in ("write_all", "sent")])
+    assert not [e for e in events if e.startswith(("poll", "counters"))]
+    for p in producers:
+        p.writer.close()
+
+
+def test_a_loop_stopped_during_its_first_pass_never_says_the_tables_are_written() -> None:
+    events: list[str] = []
+    producers = [WritingProducers("leaf1", events)]
+    stop = threading.Event()
+    stop.set()
+    _loop(*producers).run(stop, lambda: events.append("written"))
+    assert "written" not in events
+    producers[0].writer.close()

@@ -9,9 +9,11 @@ from twin.checks.catalog import verify_checks
 from twin.checks.collect_local import collect_local
 from twin.checks.daemons import AgentServing, process_checks
 from twin.checks.health import HealthProgress, evaluate, wait_healthy
+from twin.lab.agent import settle_agent
 from twin.lab.agent_preload import PreloadedAgent
 from twin.lab.lifecycle import start_lab
 from twin.lab.running import RunningLab
+from twin.model import phases
 from twin.model.lab import Lab
 from twin.model.results import CheckResult, Health, ItemResult
 from twin.runtime.registry import ProgressFn, down_lab
@@ -24,12 +26,34 @@ def bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_p
     or SIGTERM/SIGHUP through twin.host.signals) before the lab is judged, it removes the lab: an
     interrupted bring-up leaves nothing behind. A lab judged unhealthy stays up for inspection."""
     running = start_lab(lab, name, runtime, on_step, image, templates, preloaded)
+    limit = timeout or lab.health.timeout_s
     try:
-        health = wait_healthy(running, timeout or lab.health.timeout_s, on_poll)
+        health = wait_healthy(running, limit, on_poll)
+        on_step("waiting for the switches' state tables", 0, 0)
+        # an unhealthy lab stays up for inspection: its agent is told, not waited for
+        wait = max(STATE_WAIT_MIN_S, limit - (health.seconds or 0.0)) if health.healthy else 0.0
+        written = settle_agent(name, wait)
     except KeyboardInterrupt:
         down_lab(name)
         raise
+    if written:
+        phases.reach("state_written")
+    elif health.healthy:
+        health.healthy = False
+        health.results.append(state_not_written())
     return running, health
+
+
+# However long the health wait took, the agent's first pass over every switch gets at least this long.
+STATE_WAIT_MIN_S = 60.0
+
+
+def state_not_written() -> CheckResult:
+    return CheckResult(name="state-tables", status="failure",
+                       description="the gNMI agent has written every switch's STATE_DB, APPL_DB and COUNTERS_DB tables",
+                       items=[ItemResult(subject="agent", status="failure",
+                                         message="not written within the health timeout: gNMI would serve them "
+                                                 "incomplete (see agent.log in the lab's run directory)")])
 
 
 def verify_lab(lab: RunningLab) -> Health:

@@ -19,7 +19,7 @@ from twin.model.lab import GnmiSettings, RebootSettings
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.switch.access.tls import make_cert, write_private
-from twin.switch.agent_progress import LAUNCHED, PROGRESS
+from twin.switch.agent_progress import LAUNCHED, PROGRESS, SETTLED, STATE_WRITTEN
 
 # How long a starting agent may go without progress before it is judged stuck: progress is one more
 # switch set up (agent.progress), or any CPU time spent (its imports alone take minutes when it starts
@@ -77,6 +77,18 @@ def await_agent(lab: str, started: subprocess.Popen[bytes] | None = None, stall:
     _await_ready(lab, started if started is not None else _spawn(lab), stall)
 
 
+STATE_POLL_S = 0.05
+
+
+def settle_agent(lab: str, timeout: float) -> bool:
+    """The lab is judged: tell its agent (it takes the normal CPU share back, twin.switch.agent), and
+    wait until it has written every switch's state tables (STATE_DB, APPL_DB, COUNTERS_DB) whole,
+    so what `twin up` reports is what gNMI serves. False when that took longer than `timeout`."""
+    run_dir = lab_dir(lab)
+    (run_dir / SETTLED).touch()
+    return poll_until(lambda: (run_dir / STATE_WRITTEN).exists(), timeout, STATE_POLL_S)
+
+
 def _mark_launched(lab: str) -> None:
     (lab_dir(lab) / LAUNCHED).touch()
 
@@ -126,8 +138,8 @@ def _spawn(lab: str, ahead: bool = False) -> subprocess.Popen[bytes]:
 def _fresh_run_files(lab: str) -> Path:
     """The lab's run directory, without what an earlier agent left of its start."""
     run_dir = lab_dir(lab)
-    (run_dir / "agent.ready").unlink(missing_ok=True)
-    (run_dir / PROGRESS).unlink(missing_ok=True)
+    for name in ("agent.ready", PROGRESS, SETTLED, STATE_WRITTEN):
+        (run_dir / name).unlink(missing_ok=True)
     return run_dir
 
 

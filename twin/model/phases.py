@@ -33,6 +33,7 @@ ORDER = (
     "sessions_established", # every expected BGP session Established
     "fib_full",             # every leaf's FIB at full ECMP width (and BFD Up where asked)
     "servers_reachable",    # the data-plane checks (server pings) pass: healthy
+    "state_written",        # the gNMI agent has written every switch's state tables (what gNMI serves)
 )
 
 

@@ -22,12 +22,13 @@ from pathlib import Path
 import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
+from twin.host.cpu_share import LOWEST, NORMAL, set_cpu_share
 from twin.host.poll import poll_until
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.stages.validate.yang import models_not_found
 from twin.switch.access import mgmt_nft
 from twin.switch.access.grpc_guard import guarded_server
-from twin.switch.agent_progress import LAUNCHED, Progress
+from twin.switch.agent_progress import LAUNCHED, SETTLED, STATE_WRITTEN, Progress
 from twin.switch.cli import sshd
 from twin.switch.cli.switch_view import Services
 from twin.switch.config.cfgmgr import ConfigDaemon
@@ -134,6 +135,7 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
     """Serve the lab's switches. `started_ahead`: started before the switches launched (`twin up`);
     otherwise the switches already run (`twin agent restart`, or an agent started after the launch)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    (run_dir / STATE_WRITTEN).unlink(missing_ok=True)   # an earlier agent's
     settings = AgentSettings.model_validate_json((run_dir / "agent.json").read_text())
     creds = None
     if settings.tls:
@@ -201,7 +203,14 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
         if restarted:  # ready means reconciled: `twin agent restart` returns with the switches as CONFIG_DB says
             for daemon, _ in parts:
                 daemon.started.wait(timeout=RECONCILE_WAIT_S)
-        daemons.start_state()
+        # Started ahead (`twin up`), the agent takes the lowest share of the CPU until the lab is
+        # judged: its state producers' first pass (tens of CPU-seconds at 64 x 128) is then paid from
+        # what FRR and the health poll leave, not out of the convergence `twin up` waits for.
+        if started_ahead:
+            how = set_cpu_share(LOWEST)
+            threading.Thread(target=_settle_when_judged, args=(run_dir,), name="settle", daemon=True).start()
+            log.info("at the lowest CPU share (%s) until the lab is judged", how)
+        daemons.start_state(on_written=functools.partial(_written, run_dir, len(parts)))
         log.info("state producers of %d switches started", len(parts))
         (run_dir / "agent.ready").write_text(str(os.getpid()))
         ports = [settings.port, *([settings.ssh_port] if settings.ssh_port else [])]
@@ -213,6 +222,17 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
     for server in servers:
         server.stop(grace=0.5)
     daemons.close()
+
+
+def _written(run_dir: Path, switches: int) -> None:
+    log.info("state tables of %d switches written", switches)
+    (run_dir / STATE_WRITTEN).write_text(str(os.getpid()))
+
+
+def _settle_when_judged(run_dir: Path) -> None:
+    if _await_file(run_dir, SETTLED):
+        set_cpu_share(NORMAL)
+        log.info("the lab is judged: back at the normal CPU share")
 
 
 def await_go(run_dir: Path) -> bool:

@@ -1,6 +1,7 @@
 """How far a starting gNMI agent got: the number of steps done (switches set up, then their state
 producers subscribed to the kernel's events), in `agent.progress` in the lab's run directory. Whoever waits for
-the agent judges it stuck only when this stops moving. And when its state producers may start: LAUNCHED."""
+the agent judges it stuck only when this stops moving. And when its state producers may start (LAUNCHED),
+run at the normal priority (SETTLED), and have written every switch's tables (STATE_WRITTEN)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,12 @@ from pathlib import Path
 PROGRESS = "agent.progress"
 # Written by `twin up` once every switch's FRR has launched: the agent's state producers start then.
 LAUNCHED = "nodes.launched"
+# Written by `twin up` once it has judged the lab (healthy or not): the state producers, which ran at
+# the lowest priority while the fabric converged, take the normal one back.
+SETTLED = "lab.judged"
+# Written by the agent once every switch's state tables were written whole (its state producers'
+# first pass): `twin up` returns after it, so what it reports is what gNMI serves.
+STATE_WRITTEN = "state.written"
 
 
 class Progress:

@@ -143,13 +143,21 @@ class StateLoop:
             item.producers.writer.start(self.wake)
             on_each()
 
-    def run(self, stop: threading.Event) -> None:
+    def run(self, stop: threading.Event, on_written: Callable[[], None] = lambda: None) -> None:
+        """The state loop; `on_written()` once every switch's tables were written afresh and its
+        writer has sent them."""
         # Each switch's tables written afresh first, here rather than in start(): on a 192-switch lab
-        # that converges meanwhile this takes a minute, and gNMI serves (and the lab is judged) during it.
+        # this takes tens of CPU-seconds, and gNMI serves during it; `twin up` returns after it.
         for each in self.items:
             if stop.is_set():
                 return
             self._guard(each, each.producers.write_all)
+        for each in self.items:
+            while not stop.is_set() and not each.producers.writer.wait_idle(timeout=0.5):
+                pass
+        if stop.is_set():
+            return
+        on_written()
         now = time.monotonic()
         next_refresh = now
         counter_gap = COUNTERS_S / max(1, len(self.items))
@@ -274,9 +282,10 @@ class SwitchDaemons:
         write nothing until start_state."""
         self.loop.start(on_each)
 
-    def start_state(self) -> None:
-        """The state producers: each switch's tables written afresh, then kept as events come."""
-        t = threading.Thread(target=self.loop.run, args=(self.stop,), name="producers", daemon=True)
+    def start_state(self, on_written: Callable[[], None] = lambda: None) -> None:
+        """The state producers: each switch's tables written afresh (then `on_written()`), then kept
+        as events come."""
+        t = threading.Thread(target=self.loop.run, args=(self.stop, on_written), name="producers", daemon=True)
         t.start()
         self.threads.append(t)
 

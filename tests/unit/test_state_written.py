@@ -1,0 +1,139 @@
+"""`twin up` judges the lab, then tells the agent (which takes the normal CPU share back) and returns
+once the agent has written every switch's state tables; the agent's share of the CPU is lowered and
+given back as the kernel weighs it (twin.host.cpu_share)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from twin.flows import bringup
+from twin.host import cpu_share
+from twin.lab import agent as lab_agent
+from twin.model.results import Health
+from twin.switch import agent as switch_agent
+from twin.switch.agent_progress import SETTLED, STATE_WRITTEN
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class FakeLab:
+    class health:
+        timeout_s = 30.0
+
+
+def _up(monkeypatch: pytest.MonkeyPatch, run_dir: Path, events: list[str], healthy: bool = True) -> Any:
+    monkeypatch.setattr(lab_agent, "lab_dir", lambda lab: run_dir)
+    monkeypatch.setattr(bringup, "start_lab", lambda *a, **k: events.append("started") or "running")
+
+    def judged(*_: Any) -> Health:
+        events.append("judged")
+        assert not (run_dir / SETTLED).exists()   # the agent is told only once the lab is judged
+        return Health(healthy=healthy, results=[], bgp={}, ecmp={}, seconds=1.0)
+
+    monkeypatch.setattr(bringup, "wait_healthy", judged)
+    return lambda: bringup.bring_up(FakeLab(), "lab", None, lambda *a: None, lambda h: None)  # type: ignore[arg-type]
+
+
+def test_up_returns_once_the_agent_has_written_the_state_tables(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    events: list[str] = []
+    up = _up(monkeypatch, tmp_path, events)
+
+    def agent() -> None:   # what the agent does: waits to be told, then writes its tables
+        while not (tmp_path / SETTLED).exists():
+            time.sleep(0.01)
+        events.append("settled")
+        time.sleep(0.2)
+        events.append("written")
+        (tmp_path / STATE_WRITTEN).write_text("1")
+
+    threading.Thread(target=agent, daemon=True).start()
+    _, health = up()
+    events.append("returned")
+    assert events == ["started", "judged", "settled", "written", "returned"]
+    assert health.healthy
+
+
+def test_tables_not_written_in_time_make_the_lab_unhealthy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    events: list[str] = []
+    up = _up(monkeypatch, tmp_path, events)
+    monkeypatch.setattr(bringup, "STATE_WAIT_MIN_S", 0.2)
+    monkeypatch.setattr(FakeLab.health, "timeout_s", 0.5)
+    _, health = up()
+    assert (tmp_path / SETTLED).exists()
+    assert not health.healthy
+    assert [r.name for r in health.results if r.status == "failure"] == ["state-tables"]
+
+
+def test_an_unhealthy_lab_tells_the_agent_and_does_not_wait(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    events: list[str] = []
+    up = _up(monkeypatch, tmp_path, events, healthy=False)
+    began = time.monotonic()
+    _, health = up()
+    assert time.monotonic() - began < 5.0   # not the 60 s a healthy lab's agent is given
+    assert (tmp_path / SETTLED).exists()
+    assert not health.healthy and not [r for r in health.results if r.name == "state-tables"]
+
+
+def _idle_session() -> subprocess.Popen[bytes]:
+    """A process in a session (an autogroup) of its own, as the agent is."""
+    return subprocess.Popen(["sleep", "30"], start_new_session=True)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a process its normal CPU share back needs root")
+def test_a_process_s_share_is_lowered_and_given_back() -> None:
+    proc = _idle_session()
+    try:
+        how = cpu_share.set_cpu_share(cpu_share.LOWEST, proc.pid)
+        assert how == ("autogroup" if cpu_share.autogroup_enabled() else "threads")
+        assert cpu_share.cpu_share(proc.pid) == cpu_share.LOWEST
+        assert cpu_share.cpu_share() == cpu_share.NORMAL   # this process (another session) untouched
+        cpu_share.set_cpu_share(cpu_share.NORMAL, proc.pid)
+        assert cpu_share.cpu_share(proc.pid) == cpu_share.NORMAL
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a process its normal CPU share back needs root")
+def test_without_autogroup_every_thread_s_nice_value_is_set(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    flag = tmp_path / "sched_autogroup_enabled"
+    flag.write_text("0\n")
+    monkeypatch.setattr(cpu_share, "AUTOGROUP_ENABLED", flag)
+    monkeypatch.setattr(cpu_share, "autogroup_enabled", lambda flag=flag: flag.read_text().strip() == "1")
+    proc = _idle_session()
+    try:
+        assert cpu_share.set_cpu_share(cpu_share.LOWEST, proc.pid) == "threads"
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == cpu_share.LOWEST
+        cpu_share.set_cpu_share(cpu_share.NORMAL, proc.pid)
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == cpu_share.NORMAL
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_agent_takes_its_share_back_once_the_lab_is_judged(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    shares: list[int] = []
+    monkeypatch.setattr(switch_agent, "set_cpu_share", lambda nice: shares.append(nice) or "autogroup")
+    settle = threading.Thread(target=switch_agent._settle_when_judged, args=(tmp_path,))
+    settle.start()
+    time.sleep(0.2)
+    assert shares == []            # not judged yet: still at the lowest share
+    (tmp_path / SETTLED).touch()
+    settle.join(timeout=5)
+    assert shares == [cpu_share.NORMAL]
+
+
+def test_the_agent_s_run_files_of_an_earlier_start_are_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in (SETTLED, STATE_WRITTEN, "agent.ready"):
+        (tmp_path / name).write_text("old")
+    monkeypatch.setattr(lab_agent, "lab_dir", lambda lab: tmp_path)
+    lab_agent._fresh_run_files("lab")
+    assert not [p for p in (SETTLED, STATE_WRITTEN, "agent.ready") if (tmp_path / p).exists()]
