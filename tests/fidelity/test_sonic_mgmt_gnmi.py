@@ -33,7 +33,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 import sonic_mgmt_helpers as mgmt
-from labtools import clos_lab_file, running_lab, twin_json
+from labtools import clos_lab_file, queue_maps_written, running_lab, twin_json
 from sonic_mgmt_helpers import Dut
 
 from twin.host.rundir import node_dir
@@ -82,6 +82,7 @@ def dut(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dut]:
     folder = tmp_path_factory.mktemp("sonic-mgmt")
     lab_file = clos_lab_file(folder, "spines: 2, leaves: 2, servers_per_leaf: 1", LAB_SETTINGS)
     with running_lab(lab_file, "sm") as name:
+        queue_maps_written(name)
         status = twin_json("status", "--name", name)
         ptf_root = folder / "ptf"
         ptf_root.mkdir()

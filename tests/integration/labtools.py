@@ -216,3 +216,22 @@ def push_folder(lab: str, folder: Path, configs: dict[str, ConfigDb]) -> None:
         (folder / name / "config_db.json").write_text(json.dumps(db))
     pushed = twin_json("push", "--name", lab, "--configs", str(folder))
     assert all(s["ok"] for s in pushed["switches"]), pushed
+
+
+def queue_maps_written(lab: str, timeout: float = 30) -> None:
+    """Until every switch's COUNTERS_QUEUE_NAME_MAP is there: its agent writes the queues' maps with the
+    switch's first counters poll, after `twin up` has returned (as SONiC's flex counters fill COUNTERS_DB
+    after boot), so a test reading queues right after bring-up waits for them as a sonic-mgmt test would."""
+    from twin.switch.redis.redis_server import socket_path
+    from twin.switch.redis.sonic_redis import SonicRedis
+
+    sockets = [socket_path(p.parent) for p in Path(f"/run/twin/{lab}/nodes").glob("*/config_db.json")]
+
+    def written() -> bool:
+        for path in sockets:
+            client = SonicRedis(unix_socket=path).client("COUNTERS_DB")
+            if not client.exists("COUNTERS_QUEUE_NAME_MAP"):
+                return False
+        return True
+
+    assert until(written, timeout, 0.1), f"lab {lab}: COUNTERS_QUEUE_NAME_MAP not on every switch after {timeout} s"

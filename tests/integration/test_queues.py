@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import clos_lab_file, netns_exec, running_lab, ssh_run, twin_json, until
+from labtools import clos_lab_file, netns_exec, queue_maps_written, running_lab, ssh_run, twin_json, until
 from pygnmi.client import gNMIclient
 
 pytestmark = pytest.mark.needs_root
@@ -34,6 +34,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     folder = tmp_path_factory.mktemp("queues")
     lab_file = clos_lab_file(folder, "spines: 1, leaves: 2, servers_per_leaf: 1", "roce:\n  compute_dscp: 26\n")
     with running_lab(lab_file, "qos", check_clean=True) as name:
+        queue_maps_written(name)
         status = twin_json("status", "--name", name)
         status["lab_file"] = str(lab_file)
         yield status

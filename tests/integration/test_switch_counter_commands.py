@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import running_lab, ssh_run, twin_json, until
+from labtools import queue_maps_written, running_lab, ssh_run, twin_json, until
 
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
@@ -26,6 +26,7 @@ MINI = "tests/integration/data/mini.yaml"
 @pytest.fixture(scope="module")
 def lab() -> Iterator[dict[str, Any]]:
     with running_lab(MINI, "ctr", check_clean=True) as name:
+        queue_maps_written(name)
         yield twin_json("status", "--name", name)
 
 

@@ -16,7 +16,7 @@ from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
 
 from twin.switch.state import netlink
 from twin.switch.state.logwatch import LogWatch
-from twin.switch.state.producers import Batch, SwitchProducers, TableWriter
+from twin.switch.state.producers import Batch, SwitchProducers, TableWriter, port_oid
 from twin.switch.state.serial_writer import SerialWriter
 from twin.switch.state.switchd import MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
 
@@ -305,6 +305,26 @@ def test_events_from_before_the_tables_are_read_do_not_put_older_state_back(tmp_
         kernel.send(_link(8, 4, flags=0))   # after the reading: handled
         p.on_kernel_events()
         assert db.dbs["STATE_DB"].hashes["PORT_TABLE|Ethernet4"]["netdev_oper_status"] == "down"
+
+
+def test_the_first_pass_leaves_the_queue_maps_to_the_first_counters_poll(tmp_path: Path) -> None:
+    """`twin up` waits for write_all: it writes the ports (their counters too) and leaves the queues'
+    and PGs' maps and rows, three quarters of the pass on a 128-port switch, to the switch's first
+    counters poll, as SONiC's flex counters fill them after boot."""
+    db = FakeSonicRedis()
+    p = SwitchProducers("leaf1", "tw.x.leaf1", tmp_path, db=db)  # type: ignore[arg-type]
+    p.dumper = FakeDumper()  # type: ignore[assignment]
+    p.write_all()
+    counters = db.dbs["COUNTERS_DB"].hashes
+    assert db.dbs["STATE_DB"].hashes["PORT_TABLE|Ethernet4"]["netdev_oper_status"] == "up"
+    assert counters["COUNTERS_PORT_NAME_MAP"] == {"Ethernet4": port_oid("Ethernet4")}
+    assert f"COUNTERS:{port_oid('Ethernet4')}" in counters
+    assert "COUNTERS_QUEUE_NAME_MAP" not in counters and "COUNTERS_PG_NAME_MAP" not in counters
+    p.poll_counters()
+    assert "Ethernet4:0" in counters["COUNTERS_QUEUE_NAME_MAP"]
+    assert "Ethernet4:0" in counters["COUNTERS_PG_NAME_MAP"]
+    queue = counters["COUNTERS_QUEUE_NAME_MAP"]["Ethernet4:0"]
+    assert f"COUNTERS:{queue}" in counters
 
 
 def test_drain_drops_what_waits_and_an_overflow() -> None:

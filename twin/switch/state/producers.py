@@ -306,7 +306,11 @@ class SwitchProducers:
         if ports:
             names.hset("COUNTERS_PORT_NAME_MAP", mapping={p: port_oid(p) for p in ports})
         self.writer.submit(names.execute)
-        self.poll_counters()
+        # The queues' and PGs' maps and rows (about 15,000 keys on a 128-port switch, three quarters
+        # of this pass) come with the switch's first counters poll of the loop instead: `twin up`
+        # waits for this pass, and SONiC too fills COUNTERS_DB's queue maps after its ports and
+        # routes (flexcounterorch, once the flex counters are enabled after boot).
+        self.poll_counters(with_queues=False)
         self.poll_frr()
 
     def _appl_ports(self) -> dict[str, dict[str, str]]:
@@ -434,14 +438,16 @@ class SwitchProducers:
 
     # -- counters -----------------------------------------------------------------------------
 
-    def poll_counters(self) -> None:
+    def poll_counters(self, with_queues: bool = True) -> None:
+        """The ports' counters, and (unless not `with_queues`) the queues' and PGs' maps, rows and counters."""
         batch = Batch(self.db, self.writer)
         stats = {name: msg.get_attr("IFLA_STATS64") for msg in self.dumper.dump(netlink.RTM_GETLINK)
                  if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
         leaves = queues.leaf_stats(self.dumper.qdiscs(), self.ifnames)
         self.counters.sync({port_oid(name): counter_row(s, sum(q[2] for q in leaves.get(name, {}).values()))
                             for name, s in stats.items()}, batch)
-        self._queues(stats, leaves, batch)
+        if with_queues:
+            self._queues(stats, leaves, batch)
         batch.execute()
 
     def _buffers(self) -> tuple[bool, list[str], list[str]]:
