@@ -10,13 +10,19 @@ import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from labtools import leftovers, netns_exec, twin, twin_json, unique
 
+from twin.host.cpu_share import NORMAL, cpu_share
 from twin.host.rundir import lab_dir, load_state, node_dir
 from twin.switch.agent import RESTARTED
-from twin.switch.agent_progress import LAUNCHED
+from twin.switch.agent_progress import LAUNCHED, SETTLED, STATE_WRITTEN
+from twin.switch.redis.redis_server import socket_path
+from twin.switch.redis.sonic_redis import SonicRedis
+
+UP: dict[str, Any] = {}   # what `twin up` answered, and when it returned
 
 
 @pytest.fixture(scope="module")
@@ -24,6 +30,7 @@ def default_lab() -> Iterator[str]:
     name = unique("d")
     try:
         result = twin_json("up", "labs/default.yaml", "--name", name, timeout=300)
+        UP.update(result=result, returned=time.time())
         assert result["healthy"], result
         yield name
     finally:
@@ -110,6 +117,32 @@ def test_the_agent_is_set_up_while_frr_launches_and_produces_state_once_it_has(d
     assert RESTARTED not in log, log
     assert log.index(f"config daemons of {len(switches)} switches started") < log.index(
         f"state producers of {len(switches)} switches started")
+
+
+def test_up_returned_with_the_state_tables_written_and_the_agent_back_at_its_share(default_lab: str) -> None:
+    """The agent ran at the lowest CPU share from the last launch until `twin up` judged the lab, then
+    took the normal one back; `twin up` returned after its first pass: every switch's STATE_DB port
+    and neighbour tables and APPL_DB routes were written before it returned."""
+    run = lab_dir(default_lab)
+    assert (run / SETTLED).exists()                                  # the agent was told the lab is judged
+    assert (run / STATE_WRITTEN).stat().st_mtime <= UP["returned"]  # and had written before `twin up` returned
+    assert "state_written" in UP["result"]["phases"]
+    log = (run / "agent.log").read_text()
+    lowered, written = log.index("at the lowest CPU share"), log.index("state tables of")
+    assert lowered < log.index("state producers of")
+    assert lowered < log.index("the lab is judged: back at the normal CPU share")
+    assert lowered < written
+    assert cpu_share(int((run / "agent.pid").read_text())) == NORMAL
+    state = load_state(default_lab)
+    assert state is not None
+    for node in (n for n in state.nodes if n.kind == "switch"):
+        db = SonicRedis(unix_socket=socket_path(node_dir(default_lab, node.name)))
+        peers = [k for k in db.client("CONFIG_DB").keys("BGP_NEIGHBOR|*")]
+        neighbours = db.client("STATE_DB").keys("NEIGH_STATE_TABLE|*")
+        assert len(neighbours) == len(peers) > 0, node.name
+        assert all(db.client("STATE_DB").hget(k, "state") == "Established" for k in neighbours), node.name
+        assert db.client("STATE_DB").keys("PORT_TABLE|Ethernet*"), node.name
+        assert db.client("APPL_DB").keys("ROUTE_TABLE:*"), node.name
 
 
 def test_spines_launch_before_leaves(default_lab: str) -> None:
