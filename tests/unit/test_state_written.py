@@ -90,11 +90,12 @@ def _idle_session() -> subprocess.Popen[bytes]:
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a process its normal CPU share back needs root")
 def test_a_process_s_share_is_lowered_and_given_back() -> None:
     proc = _idle_session()
+    mine = cpu_share.cpu_share()
     try:
         how = cpu_share.set_cpu_share(cpu_share.LOWEST, proc.pid)
         assert how == ("autogroup" if cpu_share.autogroup_enabled() else "threads")
         assert cpu_share.cpu_share(proc.pid) == cpu_share.LOWEST
-        assert cpu_share.cpu_share() == cpu_share.NORMAL   # this process (another session) untouched
+        assert cpu_share.cpu_share() == mine   # this process (another session) untouched
         cpu_share.set_cpu_share(cpu_share.NORMAL, proc.pid)
         assert cpu_share.cpu_share(proc.pid) == cpu_share.NORMAL
     finally:
@@ -114,6 +115,30 @@ def test_without_autogroup_every_thread_s_nice_value_is_set(monkeypatch: pytest.
         assert os.getpriority(os.PRIO_PROCESS, proc.pid) == cpu_share.LOWEST
         cpu_share.set_cpu_share(cpu_share.NORMAL, proc.pid)
         assert os.getpriority(os.PRIO_PROCESS, proc.pid) == cpu_share.NORMAL
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a process its normal CPU share back needs root")
+def test_a_process_in_the_root_group_has_its_threads_niced(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A process still in init's session (as a CI job's may be) has no autogroup of its own: the kernel
+    shows an empty /proc/<pid>/autogroup and will not reweigh the root group, so its threads are niced."""
+    proc = _idle_session()
+    try:
+        fake = tmp_path / str(proc.pid)
+        (fake / "task" / str(proc.pid)).mkdir(parents=True)
+        (fake / "autogroup").write_text("")
+        flag = tmp_path / "sched_autogroup_enabled"
+        flag.write_text("1\n")
+        monkeypatch.setattr(cpu_share, "PROC", tmp_path)
+        monkeypatch.setattr(cpu_share, "autogroup_enabled", lambda flag=flag: flag.read_text().strip() == "1")
+        assert cpu_share.set_cpu_share(cpu_share.LOWEST, proc.pid) == "threads"
+        assert os.getpriority(os.PRIO_PROCESS, proc.pid) == cpu_share.LOWEST
+        assert cpu_share.cpu_share(proc.pid) == cpu_share.LOWEST
+        assert (fake / "autogroup").read_text() == ""     # the root group's weight is not written
+        cpu_share.set_cpu_share(cpu_share.NORMAL, proc.pid)
+        assert cpu_share.cpu_share(proc.pid) == cpu_share.NORMAL
     finally:
         proc.kill()
         proc.wait()

@@ -4,7 +4,9 @@ Debian's kernel groups processes by session for scheduling (autogroup, kernel.sc
 each session gets a fair share whatever its threads' nice values, which weigh only among that
 session's own threads, and every daemonized FRR daemon is a session of its own. So a process that
 must yield to them lowers its session's weight (/proc/self/autogroup takes a nice value); without
-autogroup, every thread's own nice value is what counts.
+autogroup, every thread's own nice value is what counts. A process still in init's session is in the
+root group, whose weight cannot be changed (its /proc/<pid>/autogroup reads empty): there too, its
+threads' nice values are what counts.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import os
 from pathlib import Path
 
 NORMAL, LOWEST = 0, 19
-AUTOGROUP_ENABLED = Path("/proc/sys/kernel/sched_autogroup_enabled")
+PROC = Path("/proc")
+AUTOGROUP_ENABLED = PROC / "sys/kernel/sched_autogroup_enabled"
 
 
 def autogroup_enabled(flag: Path = AUTOGROUP_ENABLED) -> bool:
@@ -24,14 +27,22 @@ def autogroup_enabled(flag: Path = AUTOGROUP_ENABLED) -> bool:
         return False
 
 
+def own_autogroup(pid: int) -> str:
+    """Process `pid`'s autogroup as the kernel shows it ("/autogroup-<id> nice <n>"), or "" where there
+    is none to weigh: autogroup off, or the process in the root group."""
+    if not autogroup_enabled():
+        return ""
+    return (PROC / str(pid) / "autogroup").read_text().strip()
+
+
 def set_cpu_share(nice: int, pid: int | None = None) -> str:
     """Weigh process `pid` (this one by default) as nice `nice` against the machine's other processes;
     returns how: "autogroup" (its session's weight) or "threads" (each thread's nice value)."""
     pid = os.getpid() if pid is None else pid
-    if autogroup_enabled():
-        Path(f"/proc/{pid}/autogroup").write_text(str(nice))
+    if own_autogroup(pid):
+        (PROC / str(pid) / "autogroup").write_text(str(nice))
         return "autogroup"
-    for tid in os.listdir(f"/proc/{pid}/task"):
+    for tid in os.listdir(PROC / str(pid) / "task"):
         with contextlib.suppress(ProcessLookupError):   # a thread that ended meanwhile
             os.setpriority(os.PRIO_PROCESS, int(tid), nice)
     return "threads"
@@ -40,6 +51,6 @@ def set_cpu_share(nice: int, pid: int | None = None) -> str:
 def cpu_share(pid: int | None = None) -> int:
     """The nice value `set_cpu_share` last gave process `pid`, read back as the kernel weighs it."""
     pid = os.getpid() if pid is None else pid
-    if autogroup_enabled():
-        return int(Path(f"/proc/{pid}/autogroup").read_text().split()[-1])
+    if group := own_autogroup(pid):
+        return int(group.split()[-1])
     return os.getpriority(os.PRIO_PROCESS, pid)

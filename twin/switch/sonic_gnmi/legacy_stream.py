@@ -205,7 +205,8 @@ class Worker:
         while not self.stop.is_set():
             try:
                 message = pubsub.get_message(ignore_subscribe_messages=True, timeout=PUBSUB_RECEIVE_S)
-            except (redis.RedisError, OSError, ValueError):
+            except (redis.RedisError, OSError, ValueError, TypeError):   # TypeError: hiredis, when the
+                # switch's connections are closed under this read (SonicRedis.close as the stream ends)
                 self.stop.wait(PUBSUB_RECEIVE_S)
                 continue
             if not message or message.get("type") != "pmessage":
