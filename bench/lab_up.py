@@ -58,6 +58,15 @@ from kernel_state import clean_start, is_clean, neighbour_table_fulls
 
 REPO = Path(__file__).resolve().parents[1]
 TWIN = [sys.executable, "-m", "twin"]
+
+
+def compile_bytecode(repo: Path) -> str:
+    """twin's bytecode in `repo`, compiled before any run as scripts/install-deps.sh compiles it for a
+    user: where PYTHONDONTWRITEBYTECODE is set, each `twin up` would otherwise compile its imports again,
+    a cost no installed twin pays (the floors are one script each)."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(repo / "twin")], check=True,
+                   capture_output=True)
+    return f"compiled before the runs (python -m compileall {repo.name}/twin)"
 FLOOR_SCRIPT_ENV = "TWIN_FLOOR_SCRIPT"  # the floor floor_routing.py loads when run as a floor itself
 SONIC_ROUTING_FLOOR = Path(__file__).resolve().parent / "floor_routing.py"
 
@@ -341,6 +350,9 @@ def main() -> None:
         os.environ[FLOOR_SCRIPT_ENV] = str(script.resolve())  # read by floor_routing.py run as a floor
     doc: dict[str, Any] = {} if script else {"floor_skipped": why}
     with worktree(args.against) as against:
+        doc["bytecode"] = compile_bytecode(REPO)
+        if against is not None:
+            compile_bytecode(against[1])
         doc["default"] = rounds(script, args.runs, "labs/default.yaml", args.name, 4, 8, 300, 300,
                                 args.sonic_routing, against)
         if args.scale:

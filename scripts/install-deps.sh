@@ -69,3 +69,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 else
   say "virtualenv .venv: twin is installed and up to date with pyproject.toml, nothing changed"
 fi
+# twin's own bytecode, compiled as pip compiles an installed package's (an editable install's is not):
+# where PYTHONDONTWRITEBYTECODE is set, every twin command would otherwise compile again all it imports
+# (about 0.4 s of each `twin up`). Only what changed since the last run is compiled again.
+.venv/bin/python -m compileall -q twin

@@ -179,3 +179,16 @@ def test_a_process_left_in_another_namespace_is_found(lab_up: ModuleType) -> Non
     finally:
         left.kill()
         left.wait()
+
+
+def test_twin_s_bytecode_is_compiled_before_the_runs(lab_up: ModuleType, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """As scripts/install-deps.sh does for a user: no run pays for compiling twin's imports, even where
+    PYTHONDONTWRITEBYTECODE is set (it stops only the import system writing bytecode)."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    (tmp_path / "twin" / "sub").mkdir(parents=True)
+    (tmp_path / "twin" / "__init__.py").write_text("")
+    (tmp_path / "twin" / "sub" / "mod.py").write_text("X = 1\n")
+    assert "compileall" in lab_up.compile_bytecode(tmp_path)
+    compiled = sorted(p.name.split(".")[0] for p in tmp_path.rglob("__pycache__/*.pyc"))
+    assert compiled == ["__init__", "mod"]
