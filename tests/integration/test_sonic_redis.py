@@ -325,3 +325,25 @@ def test_invalid_set_changes_nothing(sock: Path, gc: gNMIclient, case: str, kwar
     if case in YANG_VERDICTS and (why := without_yang()) is not None:
         pytest.skip(why)
     assert reason in str(err.value)
+
+
+def test_a_connection_selects_its_database_and_nothing_more(socket_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """As swsscommon connects: no CLIENT SETINFO (Debian 12's redis 7.0 refuses it, each connection
+    paid two round trips for it) and no read of redis-py's package metadata per client."""
+    import redis.utils
+    from twin.switch.redis.redis_budget import ConnectionBudget
+
+    def no_metadata() -> str:
+        raise AssertionError("redis-py read its package metadata to name itself to the server")
+
+    stats = raw(socket_path, 0)   # redis-py's own default, for the server's statistics
+    before = stats.info("commandstats").get("cmdstat_client", {}).get("calls", 0)
+    monkeypatch.setattr(redis.utils, "get_lib_version", no_metadata)
+    for db in (SonicRedis(unix_socket=socket_path), SonicRedis(unix_socket=socket_path, budget=ConnectionBudget(4))):
+        try:
+            for name in ("APPL_DB", "COUNTERS_DB", "CONFIG_DB", "STATE_DB"):
+                assert db.client(name).ping()
+        finally:
+            db.close()
+    assert stats.info("commandstats").get("cmdstat_client", {}).get("calls", 0) == before

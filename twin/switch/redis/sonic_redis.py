@@ -172,11 +172,16 @@ def glob_escape(text: str) -> str:
 
 # -- the databases of one SONiC switch ---------------------------------------------------------
 
+DRIVER_INFO = None   # redis-py's driver_info: None sends no CLIENT SETINFO on connecting
+
 class SonicRedis:
     """SONiC's redis databases of one switch: one redis instance, databases by number.
 
     Each instance has connections of its own; with a `budget` (twin.switch.redis.redis_budget) the
-    connections it has in use at once, over every database, are bounded by it."""
+    connections it has in use at once, over every database, are bounded by it. A connection selects
+    its database and nothing more, as swsscommon's does: no CLIENT SETINFO (redis-py's default sends
+    two, which Debian 12's redis 7.0 refuses, and reads the package's metadata for each connection
+    and each client; DRIVER_INFO)."""
 
     def __init__(self, unix_socket: Path | None = None, host: str = "127.0.0.1", port: int = 6379,
                  timeout: float = 10, budget: ConnectionBudget | None = None) -> None:
@@ -200,10 +205,12 @@ class SonicRedis:
                     self._clients[key] = redis.Redis(connection_pool=self._budget_pool(key[0], decode))
                 elif self.unix_socket is not None:
                     self._clients[key] = redis.Redis(unix_socket_path=str(self.unix_socket), db=key[0],
-                                                     decode_responses=decode, socket_timeout=self.timeout)
+                                                     decode_responses=decode, socket_timeout=self.timeout,
+                                                     driver_info=DRIVER_INFO)
                 else:
                     self._clients[key] = redis.Redis(host=self.host, port=self.port, db=key[0],
-                                                     decode_responses=decode, socket_timeout=self.timeout)
+                                                     decode_responses=decode, socket_timeout=self.timeout,
+                                                     driver_info=DRIVER_INFO)
             return self._clients[key]
 
     def apart(self, budget: ConnectionBudget | None = None) -> SonicRedis:
@@ -217,7 +224,8 @@ class SonicRedis:
         where: dict[str, object] = (
             {"connection_class": redis.UnixDomainSocketConnection, "path": str(self.unix_socket)}
             if self.unix_socket is not None else {"host": self.host, "port": self.port})
-        return BudgetPool(self.budget, db=number, decode_responses=decode, socket_timeout=self.timeout, **where)
+        return BudgetPool(self.budget, db=number, decode_responses=decode, socket_timeout=self.timeout,
+                          driver_info=DRIVER_INFO, **where)
 
     def close(self) -> None:
         """Drop every connection."""

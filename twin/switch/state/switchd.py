@@ -148,15 +148,19 @@ class StateLoop:
         writer has sent them."""
         # Each switch's tables written afresh first, here rather than in start(): on a 192-switch lab
         # this takes tens of CPU-seconds, and gNMI serves during it; `twin up` returns after it.
+        began = time.monotonic()
         for each in self.items:
             if stop.is_set():
                 return
             self._guard(each, each.producers.write_all)
+        read = time.monotonic()
         for each in self.items:
             while not stop.is_set() and not each.producers.writer.wait_idle(timeout=0.5):
                 pass
         if stop.is_set():
             return
+        log.info("first pass over %d switches: read in %.1f s, written %.1f s after", len(self.items),
+                 read - began, time.monotonic() - read)
         on_written()
         now = time.monotonic()
         next_refresh = now
