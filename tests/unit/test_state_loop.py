@@ -279,7 +279,11 @@ class FakeSonicRedis:
 class FakeDumper:
     """The kernel as it is now: Ethernet4 up (IFF_UP | IFF_LOWER_UP)."""
 
+    def __init__(self) -> None:
+        self.dumps: list[int] = []
+
     def dump(self, kind: int) -> list[Any]:
+        self.dumps.append(kind)
         return netlink.decode(_link(1, 4, flags=1 | 0x10000)) if kind == netlink.RTM_GETLINK else []
 
     def qdiscs(self) -> list[Any]:
@@ -313,8 +317,9 @@ def test_the_first_pass_leaves_the_queue_maps_to_the_first_counters_poll(tmp_pat
     counters poll, as SONiC's flex counters fill them after boot."""
     db = FakeSonicRedis()
     p = SwitchProducers("leaf1", "tw.x.leaf1", tmp_path, db=db)  # type: ignore[arg-type]
-    p.dumper = FakeDumper()  # type: ignore[assignment]
+    p.dumper = dumper = FakeDumper()  # type: ignore[assignment]
     p.write_all()
+    assert dumper.dumps.count(netlink.RTM_GETLINK) == 1   # the ports' counters come from the links' dump
     counters = db.dbs["COUNTERS_DB"].hashes
     assert db.dbs["STATE_DB"].hashes["PORT_TABLE|Ethernet4"]["netdev_oper_status"] == "up"
     assert counters["COUNTERS_PORT_NAME_MAP"] == {"Ethernet4": port_oid("Ethernet4")}

@@ -34,7 +34,7 @@ import errno
 import socket
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -293,7 +293,8 @@ class SwitchProducers:
         self.queue_map_key = None   # the queues' maps and rows written afresh by the first poll
         batch = Batch(self.db, self.writer)
         self.links.clear()
-        for msg in self.dumper.dump(netlink.RTM_GETLINK):
+        links = self.dumper.dump(netlink.RTM_GETLINK)
+        for msg in links:
             self._link(msg, batch)
         self._lags(batch)
         for msg in self.dumper.dump(netlink.RTM_GETROUTE):
@@ -310,7 +311,7 @@ class SwitchProducers:
         # of this pass) come with the switch's first counters poll of the loop instead: `twin up`
         # waits for this pass, and SONiC too fills COUNTERS_DB's queue maps after its ports and
         # routes (flexcounterorch, once the flex counters are enabled after boot).
-        self.poll_counters(with_queues=False)
+        self.poll_counters(with_queues=False, links=links)   # the ports' counters from the same dump
         self.poll_frr()
 
     def _appl_ports(self) -> dict[str, dict[str, str]]:
@@ -438,10 +439,13 @@ class SwitchProducers:
 
     # -- counters -----------------------------------------------------------------------------
 
-    def poll_counters(self, with_queues: bool = True) -> None:
-        """The ports' counters, and (unless not `with_queues`) the queues' and PGs' maps, rows and counters."""
+    def poll_counters(self, with_queues: bool = True, links: Sequence[Any] | None = None) -> None:
+        """The ports' counters (from `links`, a link dump just taken, when given), and (unless not
+        `with_queues`) the queues' and PGs' maps, rows and counters."""
         batch = Batch(self.db, self.writer)
-        stats = {name: msg.get_attr("IFLA_STATS64") for msg in self.dumper.dump(netlink.RTM_GETLINK)
+        if links is None:
+            links = self.dumper.dump(netlink.RTM_GETLINK)
+        stats = {name: msg.get_attr("IFLA_STATS64") for msg in links
                  if is_port(name := msg.get_attr("IFLA_IFNAME") or "")}
         leaves = queues.leaf_stats(self.dumper.qdiscs(), self.ifnames)
         self.counters.sync({port_oid(name): counter_row(s, sum(q[2] for q in leaves.get(name, {}).values()))
