@@ -332,6 +332,7 @@ def test_a_connection_selects_its_database_and_nothing_more(socket_path: Path,
     """As swsscommon connects: no CLIENT SETINFO (Debian 12's redis 7.0 refuses it, each connection
     paid two round trips for it) and no read of redis-py's package metadata per client."""
     import redis.utils
+
     from twin.switch.redis.redis_budget import ConnectionBudget
 
     def no_metadata() -> str:
