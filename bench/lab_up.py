@@ -67,6 +67,8 @@ def compile_bytecode(repo: Path) -> str:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(repo / "twin")], check=True,
                    capture_output=True)
     return f"compiled before the runs (python -m compileall {repo.name}/twin)"
+
+
 FLOOR_SCRIPT_ENV = "TWIN_FLOOR_SCRIPT"  # the floor floor_routing.py loads when run as a floor itself
 SONIC_ROUTING_FLOOR = Path(__file__).resolve().parent / "floor_routing.py"
 

@@ -174,6 +174,7 @@ def glob_escape(text: str) -> str:
 
 DRIVER_INFO = None   # redis-py's driver_info: None sends no CLIENT SETINFO on connecting
 
+
 class SonicRedis:
     """SONiC's redis databases of one switch: one redis instance, databases by number.
 
