@@ -172,7 +172,8 @@ def test_a_process_left_in_another_namespace_is_found(lab_up: ModuleType) -> Non
     left = subprocess.Popen(["unshare", "--net", "sleep", "30"])
     try:
         for _ in range(50):
-            if any(entry.startswith(f"{left.pid} ") for entry in kernel_state.processes_in_other_namespaces()):
+            # "<pid> sleep" once unshare has exec'd it: before that the same pid is "<pid> unshare"
+            if f"{left.pid} sleep" in kernel_state.processes_in_other_namespaces():
                 break
             time.sleep(0.1)
         assert f"{left.pid} sleep" in kernel_state.processes_in_other_namespaces()
