@@ -156,6 +156,30 @@ def test_the_agent_takes_its_share_back_once_the_lab_is_judged(monkeypatch: pyte
     assert shares == [cpu_share.NORMAL]
 
 
+def test_the_agent_is_ready_before_it_lowers_its_share(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`twin up` polls health only once agent.ready exists: written after the share was lowered, it
+    waited for FRR to leave the agent a moment (up to 21 s at 64 x 128)."""
+    events: list[str] = []
+
+    def lowered(nice: int) -> str:
+        events.append(f"share {nice}, ready {(tmp_path / 'agent.ready').exists()}")
+        return "autogroup"
+
+    monkeypatch.setattr(switch_agent, "set_cpu_share", lowered)
+    monkeypatch.setattr(switch_agent, "_settle_when_judged", lambda run_dir: events.append("settling"))
+    switch_agent._ready(tmp_path, lambda: events.append("producers started"), 3, started_ahead=True)
+    time.sleep(0.1)  # the settling thread has run
+    assert events == ["producers started", f"share {cpu_share.LOWEST}, ready True", "settling"]
+    assert (tmp_path / "agent.ready").read_text() == str(os.getpid())
+
+
+def test_an_agent_not_started_ahead_keeps_its_share(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    shares: list[int] = []
+    monkeypatch.setattr(switch_agent, "set_cpu_share", lambda nice: shares.append(nice) or "autogroup")
+    switch_agent._ready(tmp_path, lambda: None, 3, started_ahead=False)
+    assert shares == [] and (tmp_path / "agent.ready").exists()
+
+
 def test_the_agent_s_run_files_of_an_earlier_start_are_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for name in (SETTLED, STATE_WRITTEN, "agent.ready"):
         (tmp_path / name).write_text("old")

@@ -203,16 +203,8 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
         if restarted:  # ready means reconciled: `twin agent restart` returns with the switches as CONFIG_DB says
             for daemon, _ in parts:
                 daemon.started.wait(timeout=RECONCILE_WAIT_S)
-        # Started ahead (`twin up`), the agent takes the lowest share of the CPU until the lab is
-        # judged: its state producers' first pass (tens of CPU-seconds at 64 x 128) is then paid from
-        # what FRR and the health poll leave, not out of the convergence `twin up` waits for.
-        if started_ahead:
-            how = set_cpu_share(LOWEST)
-            threading.Thread(target=_settle_when_judged, args=(run_dir,), name="settle", daemon=True).start()
-            log.info("at the lowest CPU share (%s) until the lab is judged", how)
-        daemons.start_state(on_written=functools.partial(_written, run_dir, len(parts)))
-        log.info("state producers of %d switches started", len(parts))
-        (run_dir / "agent.ready").write_text(str(os.getpid()))
+        _ready(run_dir, lambda: daemons.start_state(on_written=functools.partial(_written, run_dir, len(parts))),
+               len(parts), started_ahead)
         ports = [settings.port, *([settings.ssh_port] if settings.ssh_port else [])]
         threading.Thread(target=mgmt_nft.apply, args=(settings.switches, ports), name="mgmt-nft", daemon=True).start()
         stop = threading.Event()
@@ -222,6 +214,22 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
     for server in servers:
         server.stop(grace=0.5)
     daemons.close()
+
+
+def _ready(run_dir: Path, start_state: Callable[[], None], switches: int, started_ahead: bool) -> None:
+    """The state producers started and agent.ready written, which `twin up` waits for before it polls
+    the lab's health; then, started ahead (`twin up`), the agent takes the lowest share of the CPU
+    until the lab is judged: its state producers' first pass (tens of CPU-seconds at 64 x 128) is
+    paid from what FRR and the health poll leave, not out of the convergence `twin up` waits for.
+    agent.ready comes first: lowered before it, the agent wrote it only once FRR left it a moment,
+    up to 21 s after the last switch launched at 64 x 128, and the health poll waited as long."""
+    start_state()
+    log.info("state producers of %d switches started", switches)
+    (run_dir / "agent.ready").write_text(str(os.getpid()))
+    if started_ahead:
+        how = set_cpu_share(LOWEST)
+        threading.Thread(target=_settle_when_judged, args=(run_dir,), name="settle", daemon=True).start()
+        log.info("at the lowest CPU share (%s) until the lab is judged", how)
 
 
 def _written(run_dir: Path, switches: int) -> None:
