@@ -18,7 +18,7 @@ from twin.switch.state import netlink
 from twin.switch.state.logwatch import LogWatch
 from twin.switch.state.producers import Batch, SwitchProducers, TableWriter, port_oid
 from twin.switch.state.serial_writer import SerialWriter
-from twin.switch.state.switchd import MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
+from twin.switch.state.switchd import FIRST_PASS_WORKERS, MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
 
 
 class FakeProducers:
@@ -410,3 +410,52 @@ def test_a_loop_stopped_during_its_first_pass_never_says_the_tables_are_written(
     _loop(*producers).run(stop, lambda: events.append("written"))
     assert "written" not in events
     producers[0].writer.close()
+
+
+class MeetingProducers(WritingProducers):
+    """Producers whose first pass waits until `barrier`'s other parties are reading too."""
+
+    def __init__(self, name: str, events: list[str], barrier: threading.Barrier) -> None:
+        super().__init__(name, events)
+        self.barrier = barrier
+
+    def write_all(self) -> None:
+        self.barrier.wait(timeout=5)   # raises (BrokenBarrierError) unless the others read meanwhile
+        super().write_all()
+
+
+def test_the_first_pass_reads_switches_side_by_side() -> None:
+    """Each switch's reading waits on its bgpd, redis and kernel most of its time: the first pass
+    reads FIRST_PASS_WORKERS switches at once. Read one after the other, no switch here would get
+    past its barrier."""
+    events: list[str] = []
+    barrier = threading.Barrier(FIRST_PASS_WORKERS)
+    producers = [MeetingProducers(f"leaf{i}", events, barrier) for i in range(FIRST_PASS_WORKERS)]
+    stop = threading.Event()
+    runner = threading.Thread(target=_loop(*producers).run, args=(stop, lambda: (events.append("written"), stop.set())))
+    runner.start()
+    runner.join(timeout=15)
+    assert not runner.is_alive()
+    read = sorted(e for e in events if e.startswith("write_all"))
+    assert read == [f"write_all leaf{i}" for i in range(FIRST_PASS_WORKERS)]
+    assert events[-1] == "written"
+    for p in producers:
+        p.writer.close()
+
+
+def test_switches_not_begun_when_the_loop_stops_are_not_read() -> None:
+    events: list[str] = []
+    stop = threading.Event()
+
+    class Stopping(WritingProducers):
+        def write_all(self) -> None:
+            super().write_all()
+            stop.set()   # the agent is told to stop while this switch is read
+
+    producers = [Stopping(f"leaf{i}", events) for i in range(FIRST_PASS_WORKERS * 3)]
+    _loop(*producers).run(stop, lambda: events.append("written"))
+    read = [e for e in events if e.startswith("write_all")]
+    assert 1 <= len(read) <= FIRST_PASS_WORKERS   # those begun before the stop, none after
+    assert "written" not in events
+    for p in producers:
+        p.writer.close()
