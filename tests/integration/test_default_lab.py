@@ -121,9 +121,9 @@ def test_the_agent_is_set_up_while_frr_launches_and_produces_state_once_it_has(d
 
 def test_up_returned_with_the_state_tables_written_and_the_agent_back_at_its_share(default_lab: str) -> None:
     """The agent ran at the lowest CPU share from its ready (its state producers started, after the last
-    launch) until `twin up` judged the lab, then
-    took the normal one back; `twin up` returned after its first pass: every switch's STATE_DB port
-    and neighbour tables and APPL_DB routes were written before it returned."""
+    launch) until `twin up` judged the lab, then took the normal one back; `twin up` returned after its
+    first pass: every switch's STATE_DB port and neighbour tables and APPL_DB routes were written
+    before it returned."""
     run = lab_dir(default_lab)
     assert (run / SETTLED).exists()                                  # the agent was told the lab is judged
     assert (run / STATE_WRITTEN).stat().st_mtime <= UP["returned"]  # and had written before `twin up` returned

@@ -34,7 +34,6 @@ import selectors
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from twin.switch.config.cfgmgr import ConfigDaemon, listen
@@ -193,8 +192,7 @@ class StateLoop:
             if not stop.is_set():
                 self._guard(item, item.producers.write_all)
 
-        with ThreadPoolExecutor(max_workers=FIRST_PASS_WORKERS, thread_name_prefix="first-pass") as pool:
-            list(pool.map(one, self.items))   # a step's error is logged by _guard, the others go on
+        start_many(self.items, one, FIRST_PASS_WORKERS)   # a step's error is logged by _guard, the others go on
 
     def on_ready(self, ready: LogWatch[_Due] | _Due | _Wake) -> None:
         """A switch's kernel events, frr.log written on some switches (FRR asked again there), or a
