@@ -48,3 +48,16 @@ def established_counts(sessions: dict[str, dict[str, str]], outputs: Outputs) ->
             total += 1
             up += seen.get(ip, {}).get("state") == "Established"
     return up, total
+
+
+def session_resets(sessions: dict[str, dict[str, str]], outputs: Outputs) -> dict[str, int]:
+    """switch -> how many of its planned sessions went down after being Established, as its bgpd
+    counts them since it started (`connectionsDropped` of `show bgp summary json`); switches with none
+    are left out. A connection collision or a refused OPEN never reached Established and is not counted."""
+    resets = {}
+    for switch, peers in sessions.items():
+        seen = (outputs.get(switch, {}).get("bgp_summary") or {}).get("ipv4Unicast", {}).get("peers", {})
+        dropped = sum(1 for ip in peers if int(seen.get(ip, {}).get("connectionsDropped") or 0) > 0)
+        if dropped:
+            resets[switch] = dropped
+    return resets

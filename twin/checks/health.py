@@ -8,7 +8,7 @@ from typing import Any
 
 from twin.checks.base import Check, Outputs
 from twin.checks.bfd import BfdInput, BfdSessionsUp
-from twin.checks.bgp import established_counts
+from twin.checks.bgp import established_counts, session_resets
 from twin.checks.catalog import expected_bfd, expected_ecmp, expected_sessions, health_checks
 from twin.checks.collect_local import WORKERS, collect_local
 from twin.checks.configured import configured_bfd
@@ -27,9 +27,12 @@ def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:
     try:
         up, total = established_counts(expected_sessions(plan), outputs)
         ecmp = ecmp_summary(expected_ecmp(plan), outputs)
-    except (AttributeError, TypeError, KeyError):  # malformed output: the checks report it as an error
+        resets = session_resets(expected_sessions(plan), outputs)
+    except (AttributeError, TypeError, KeyError, ValueError):  # malformed output: the checks report it as an error
         up, total, ecmp, healthy = 0, sum(len(p) for p in expected_sessions(plan).values()), {}, False
-    health = Health(healthy=healthy, results=results, bgp={"established": up, "total": total}, ecmp=ecmp)
+        resets = {}
+    health = Health(healthy=healthy, results=results, bgp={"established": up, "total": total}, ecmp=ecmp,
+                    resets=resets)
     for check in checks:
         if isinstance(check, AgentServing):
             health.agent = check.summary(outputs)

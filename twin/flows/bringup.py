@@ -6,10 +6,12 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from twin.checks.bgp_resets import reset_reasons, resets_note
 from twin.checks.catalog import verify_checks
 from twin.checks.collect_local import collect_local
 from twin.checks.daemons import AgentServing, process_checks
 from twin.checks.health import HealthProgress, evaluate, wait_healthy
+from twin.host.rundir import save_state
 from twin.lab.agent import settle_agent
 from twin.lab.agent_preload import PreloadedAgent
 from twin.lab.lifecycle import start_lab
@@ -45,6 +47,10 @@ def _bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_
     limit = timeout or lab.health.timeout_s
     try:
         health = wait_healthy(running, limit, on_poll)
+        if health.resets:   # sessions reset on the way: the time to healthy measured the machine's load
+            running.state.notes.append(resets_note(health.resets, health.bgp.get("total", 0),
+                                                   reset_reasons(running, health.resets)))
+            save_state(running.state)
         on_step("waiting for the switches' state tables", 0, 0)
         # an unhealthy lab stays up for inspection: its agent is told, not waited for
         wait = max(STATE_WAIT_MIN_S, limit - (health.seconds or 0.0)) if health.healthy else 0.0

@@ -53,6 +53,7 @@ class Health(BaseModel):
     seconds: float = 0.0
     agent: dict[str, Any] = {}                       # {pid, running, serving} of the lab's gNMI agent
     daemons: dict[str, dict[str, dict[str, Any]]] = {}  # node -> process -> {pid, running}
+    resets: dict[str, int] = {}   # switch -> its planned sessions that went down after Established (twin.checks.bgp)
 
 
 class SwitchDiff(BaseModel):
