@@ -56,7 +56,7 @@ def resets_note(resets: Mapping[str, int], total: int, reasons: Counter[str]) ->
     """What `twin up` notes when sessions went down after Established before the lab was healthy."""
     ends = sum(resets.values())
     asked = min(len(resets), REASON_SWITCHES)
-    why = ", ".join(f"{reason} ({count})" for reason, count in reasons.most_common())
+    why = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
     note = (f"{ends} of {total} BGP session ends, on {len(resets)} switches, went down after they were "
             f"Established while the lab came up, and came back (bgpd's connectionsDropped)")
     note += f"; last reset on the {asked} switches with the most: {why}" if why else ""
