@@ -47,7 +47,7 @@ def _bring_up(lab: Lab, name: str, runtime: str | None, on_step: ProgressFn, on_
     limit = timeout or lab.health.timeout_s
     try:
         health = wait_healthy(running, limit, on_poll)
-        if health.resets:   # sessions reset on the way: the time to healthy measured the machine's load
+        if health.resets:   # sessions reset on the way: said beside the time to healthy, with bgpd's reasons
             running.state.notes.append(resets_note(health.resets, health.bgp.get("total", 0),
                                                    reset_reasons(running, health.resets)))
             save_state(running.state)
