@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from twin.checks.base import Check, CheckInput, Outputs
 from twin.model.results import ItemResult
 
@@ -43,7 +45,7 @@ class BgpSessionsEstablished(Check[BgpInput]):
 def established_counts(sessions: dict[str, dict[str, str]], outputs: Outputs) -> tuple[int, int]:
     up = total = 0
     for switch, peers in sessions.items():
-        seen = (outputs.get(switch, {}).get("bgp_summary") or {}).get("ipv4Unicast", {}).get("peers", {})
+        seen = _summary_peers(switch, outputs)
         for ip in peers:
             total += 1
             up += seen.get(ip, {}).get("state") == "Established"
@@ -56,8 +58,15 @@ def session_resets(sessions: dict[str, dict[str, str]], outputs: Outputs) -> dic
     are left out. A connection collision or a refused OPEN never reached Established and is not counted."""
     resets = {}
     for switch, peers in sessions.items():
-        seen = (outputs.get(switch, {}).get("bgp_summary") or {}).get("ipv4Unicast", {}).get("peers", {})
+        seen = _summary_peers(switch, outputs)
         dropped = sum(1 for ip in peers if int(seen.get(ip, {}).get("connectionsDropped") or 0) > 0)
         if dropped:
             resets[switch] = dropped
     return resets
+
+
+def _summary_peers(switch: str, outputs: Outputs) -> dict[str, dict[str, Any]]:
+    """peer ip -> its row of the switch's `show bgp summary json` (IPv4 unicast); {} when not read."""
+    peers: dict[str, dict[str, Any]] = (outputs.get(switch, {}).get("bgp_summary") or {}).get(
+        "ipv4Unicast", {}).get("peers", {})
+    return peers
