@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from twin.checks.base import Check, Outputs
@@ -21,15 +22,32 @@ from twin.model.plan import Plan
 from twin.model.results import CheckResult, Health
 
 
-def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs) -> Health:
+@dataclass(frozen=True)
+class Expected:
+    """What a plan's health is counted against: each switch's sessions (peer ip -> peer) and each
+    leaf's ECMP widths. Worked out once per poll loop, not once per poll: at 64 x 128 that is
+    16,384 session ends and 16,256 prefixes turned into strings, on the CPUs the fabric converges on."""
+
+    sessions: dict[str, dict[str, str]]
+    ecmp: dict[str, dict[str, int]]
+
+    @classmethod
+    def of(cls, plan: Plan) -> Expected:
+        return cls(expected_sessions(plan), expected_ecmp(plan))
+
+
+def evaluate(plan: Plan, checks: list[Check[Any]], outputs: Outputs, expected: Expected | None = None) -> Health:
+    """The checks' results over `outputs`, with the session, ECMP and reset counts (`expected`: the
+    plan's, worked out here when not given)."""
     results = [c.evaluate(outputs) for c in checks]
     healthy = bool(results) and all(r.status in ("success", "skipped") for r in results)
+    want = expected if expected is not None else Expected.of(plan)
     try:
-        up, total = established_counts(expected_sessions(plan), outputs)
-        ecmp = ecmp_summary(expected_ecmp(plan), outputs)
-        resets = session_resets(expected_sessions(plan), outputs)
+        up, total = established_counts(want.sessions, outputs)
+        ecmp = ecmp_summary(want.ecmp, outputs)
+        resets = session_resets(want.sessions, outputs)
     except (AttributeError, TypeError, KeyError, ValueError):  # malformed output: the checks report it as an error
-        up, total, ecmp, healthy = 0, sum(len(p) for p in expected_sessions(plan).values()), {}, False
+        up, total, ecmp, healthy = 0, sum(len(p) for p in want.sessions.values()), {}, False
         resets = {}
     health = Health(healthy=healthy, results=results, bgp={"established": up, "total": total}, ecmp=ecmp,
                     resets=resets)
@@ -71,12 +89,13 @@ def wait_healthy(lab: RunningLab, timeout: float, on_poll: HealthProgress,
     control = [c for c in checks if "ping" not in c.needs] + ([BfdSessionsUp(BfdInput(peers=bfd))] if bfd else [])
     data = [c for c in checks if "ping" in c.needs]
     outputs: Outputs = {}
+    expected = Expected.of(plan)
     everyone = sorted({n for c in control for n in c.nodes()})
     pending = everyone  # the nodes not yet read passing since the last poll that began with every node
     while True:
         fresh, began = pending == everyone, time.monotonic()
         pending = read_until_failing(lab, control, outputs, pending)
-        health = evaluate(plan, control, outputs)
+        health = evaluate(plan, control, outputs, expected)
         health.seconds = time.monotonic() - start
         on_poll(health)
         if health.bgp["established"] >= health.bgp["total"]:
@@ -86,14 +105,14 @@ def wait_healthy(lab: RunningLab, timeout: float, on_poll: HealthProgress,
             # the control plane was just read healthy: only the data plane (pings) is left to read
             for node, values in collect_local(lab, data).items():
                 outputs.setdefault(node, {}).update(values)
-            health = evaluate(plan, checks, outputs)
+            health = evaluate(plan, checks, outputs, expected)
             health.seconds = time.monotonic() - start
             on_poll(health)
             if health.healthy:
                 phases.reach("servers_reachable")
                 return health
         if time.monotonic() - start > timeout:
-            full = evaluate(plan, checks, collect_local(lab, checks))
+            full = evaluate(plan, checks, collect_local(lab, checks), expected)
             full.seconds = time.monotonic() - start
             return full
         if not pending:  # each node read passing, at different polls: read them all again in one to judge

@@ -47,7 +47,7 @@ def read_proc(pid: int, proc: Path = PROC) -> Proc | None:
                 state=state[0] if state else "?")
 
 
-def _inode(path: Path) -> tuple[int, int] | None:
+def _inode(path: Path | str) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
     except OSError:
@@ -63,9 +63,10 @@ class ProcessTable:
     def __init__(self, proc: Path = PROC, netns_dir: Path = NETNS_DIR) -> None:
         self.proc, self.netns_dir = proc, netns_dir
         self.pids: dict[tuple[int, int], list[int]] = {}
-        for entry in proc.iterdir():
-            if entry.name.isdigit() and (ns := _inode(entry / "ns" / "net")) is not None:
-                self.pids.setdefault(ns, []).append(int(entry.name))
+        root = str(proc)  # os and str, not pathlib: a walk of ~1,000 pids is a poll's hot loop at 64 x 128
+        for name in os.listdir(root):
+            if name.isdigit() and (ns := _inode(f"{root}/{name}/ns/net")) is not None:
+                self.pids.setdefault(ns, []).append(int(name))
 
     def netns_processes(self, netns: str) -> list[Proc]:
         """Every process whose network namespace is `netns` (empty when the namespace is gone)."""
