@@ -14,9 +14,10 @@ import pytest
 
 from twin.checks import health
 from twin.checks.base import Check, Outputs
+from twin.checks.bfd import BfdInput, BfdSessionsUp
 from twin.checks.bgp import BgpInput, BgpSessionsEstablished
 from twin.checks.catalog import expected_ecmp, expected_sessions, health_checks
-from twin.checks.daemons import AgentInput, AgentServing
+from twin.checks.daemons import AgentInput, AgentServing, DaemonsInput, SwitchDaemonsRunning
 from twin.checks.ecmp import EcmpInput, EcmpWidth
 from twin.checks.health import evaluate, failing_nodes, wait_healthy
 from twin.model.plan import Plan
@@ -190,6 +191,52 @@ def test_the_plan_s_sessions_and_ecmp_are_worked_out_once_for_every_poll_of_a_wa
     # the first poll read the leaves' batch only, leaf2's session down; the last one every switch
     assert seen[0] == (sum(len(sessions[leaf]) for leaf in LEAVES) - 1, total)
     assert seen[-1] == (total, total)
+
+
+def test_a_batch_is_judged_by_the_checks_narrowed_to_its_nodes(clos: Plan) -> None:
+    fabric = Fabric(clos)
+    fabric.down = {peer(clos, "leaf2", "spine2")}
+    outputs = fabric.collect(None, health_checks(clos))
+    bgp = next(c for c in health_checks(clos) if isinstance(c, BgpSessionsEstablished))
+    assert bgp.evaluate(outputs).status == "failure"
+    others = bgp.narrowed(sorted(LEAVES - {"leaf2"}))
+    assert others.nodes() == sorted(LEAVES - {"leaf2"}) and others.evaluate(outputs).status == "success"
+    alone = bgp.narrowed(["leaf2"]).evaluate(outputs)
+    assert alone.status == "failure" and {i.subject.split()[0] for i in alone.items} == {"leaf2"}
+    assert bgp.nodes() == sorted(expected_sessions(clos))   # the check itself is left whole
+
+
+def test_every_check_a_health_poll_reads_is_narrowed_per_node(clos: Plan) -> None:
+    """A check that cannot be narrowed would be judged whole for every batch again: each one the
+    health poll runs names the input field that is keyed by its nodes."""
+    processes = [AgentServing(AgentInput(lab="lab", switches=["leaf1", "spine1"])),
+                 SwitchDaemonsRunning(DaemonsInput(lab="lab", daemons={"leaf1": ["bgpd"], "spine1": ["zebra"]})),
+                 BfdSessionsUp(BfdInput(peers={"leaf1": ["10.0.0.1"], "spine1": ["10.0.0.0"]}))]
+    for check in [*health_checks(clos), *processes]:
+        if "ping" in check.needs:
+            continue  # read once the control plane is healthy, not per batch
+        some = check.nodes()[:2]
+        assert check.per_node is not None, type(check).__name__
+        assert check.narrowed(some).nodes() == some, type(check).__name__
+
+
+def test_a_poll_judges_each_batch_on_its_own_nodes(clos: Plan, monkeypatch: pytest.MonkeyPatch) -> None:
+    fabric = Fabric(clos)
+    fabric.down = {peer(clos, "leaf2", "spine2")}
+    judged: list[list[str]] = []
+    real = BgpSessionsEstablished.evaluate_items
+
+    def recording(self: BgpSessionsEstablished, outputs: Outputs) -> Any:
+        judged.append(self.nodes())
+        return real(self, outputs)
+
+    monkeypatch.setattr(BgpSessionsEstablished, "evaluate_items", recording)
+    monkeypatch.setattr(health, "collect_local", fabric.collect)
+    outputs: Outputs = {}
+    everyone = sorted(expected_sessions(clos))
+    left = health.read_until_failing(SimpleNamespace(plan=clos), health_checks(clos), outputs, everyone)  # type: ignore[arg-type]
+    assert left[0] == "leaf2"
+    assert judged == [sorted(LEAVES)]  # the first batch, where leaf2 fails: not the 12 switches
 
 
 class Clock:

@@ -6,6 +6,7 @@ can be unit-tested on canned FRR and kernel JSON. A bug in a check becomes an `e
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -30,8 +31,24 @@ class Check(Generic[InputT]):
     description: ClassVar[str]
     needs: ClassVar[tuple[Source, ...]]
 
+    # The field of `inputs` keyed (or listed) by the nodes the check judges, each on its own outputs:
+    # what `narrowed` keeps. None: the check judges nodes together and is not narrowed.
+    per_node: ClassVar[str | None] = None
+
     def __init__(self, inputs: InputT) -> None:
         self.inputs = inputs
+
+    def narrowed(self, nodes: Collection[str]) -> Check[InputT]:
+        """This check judging only `nodes` (itself when it is not per node): what a health poll asks
+        of the batch it just read. Judged whole, a 64 x 128 fabric's checks made 16,384 session items
+        and 16,256 prefix items for every batch of every poll, tens of ms each time."""
+        if self.per_node is None:
+            return self
+        wanted = set(nodes)
+        value = getattr(self.inputs, self.per_node)
+        kept = {k: v for k, v in value.items() if k in wanted} if isinstance(value, dict) \
+            else [n for n in value if n in wanted]
+        return type(self)(self.inputs.model_copy(update={self.per_node: kept}))
 
     def nodes(self) -> list[str]:
         """The nodes whose outputs this check reads."""

@@ -14,6 +14,7 @@ class BfdSessionsUp(Check[BfdInput]):
     name = "bfd-sessions"
     description = "BFD is Up with every neighbor that has BFD configured"
     needs = ("bfd_sessions",)
+    per_node = "peers"
 
     def nodes(self) -> list[str]:
         return sorted(self.inputs.peers)

@@ -16,6 +16,7 @@ class BgpSessionsEstablished(Check[BgpInput]):
     name = "bgp-sessions"
     description = "every planned eBGP session is Established"
     needs = ("bgp_summary",)
+    per_node = "sessions"
 
     def nodes(self) -> list[str]:
         return sorted(self.inputs.sessions)

@@ -66,6 +66,7 @@ class SwitchDaemonsRunning(Check[DaemonsInput]):
     name = "switch-daemons"
     description = "every switch runs its FRR daemons and redis-server"
     needs = ("daemons",)
+    per_node = "daemons"
 
     def nodes(self) -> list[str]:
         return sorted(self.inputs.daemons)
@@ -112,6 +113,7 @@ class AgentServing(Check[AgentInput]):
     name = "agent"
     description = "the lab's gNMI agent runs and every switch's gNMI port answers"
     needs = ("agent",)
+    per_node = "switches"
 
     def nodes(self) -> list[str]:
         return sorted(self.inputs.switches)

@@ -29,6 +29,7 @@ class EcmpWidth(Check[EcmpInput]):
     name = "ecmp-width"
     description = "every leaf has full ECMP to every other leaf's loopback and server subnets"
     needs = ("fib",)
+    per_node = "expected"
 
     def nodes(self) -> list[str]:
         return sorted(self.inputs.expected)

@@ -141,6 +141,10 @@ def read_until_failing(lab: RunningLab, checks: list[Check[Any]], outputs: Outpu
     for converged on the same CPUs. Growing batches keep a poll that finds everything passing to
     a few batches.
 
+    A batch is judged by the checks narrowed to its nodes (Check.narrowed): judged whole, every batch
+    of a poll at 64 x 128 made 16,384 session items and 16,256 prefix items again, 166 ms of CPU for
+    a poll whose first batch failed (1.8 ms narrowed) and 691 ms for one that read every switch (155).
+
     Within a batch the kernel is read first (KERNEL_SOURCES): while a leaf's FIB is short of full
     ECMP, its bgpd and the others of the batch are not asked. At 64 x 128 the first batch of a poll
     asked 8 converging bgpds and took 15 s to answer, and the lab was seen healthy 28 s after its
@@ -150,14 +154,16 @@ def read_until_failing(lab: RunningLab, checks: list[Check[Any]], outputs: Outpu
     size = READ_BATCH
     while pending:
         batch = pending[:size]
+        judged = [c.narrowed(batch) for c in checks]  # the batch's nodes only, not every node read so far
         for stage in stages:
             for node, values in collect_local(lab, stage, batch).items():
                 outputs.setdefault(node, {}).update(values)
             if stage is kernel and len(stages) > 1:
-                failing = failing_nodes(kernel, [c.evaluate(outputs) for c in kernel])
+                first = [j for j, c in zip(judged, checks, strict=True) if c in kernel]
+                failing = failing_nodes(first, [c.evaluate(outputs) for c in first])
                 if failing is None or failing.intersection(batch):
                     return pending  # FRR not asked: no node of the batch is known passing
-        failing = failing_nodes(checks, [c.evaluate(outputs) for c in checks])
+        failing = failing_nodes(judged, [c.evaluate(outputs) for c in judged])
         if failing is None:  # a failure about no one node: nothing is known passing
             return pending
         pending = [n for n in pending if n not in batch or n in failing]

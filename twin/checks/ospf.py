@@ -14,6 +14,7 @@ class OspfAdjacencies(Check[OspfInput]):
     name = "ospf-adjacencies"
     description = "every OSPF router link has a Full adjacency"
     needs = ("ospf_neighbors",)
+    per_node = "adjacencies"
 
     def nodes(self) -> list[str]:
         return sorted(self.inputs.adjacencies)
