@@ -61,8 +61,11 @@ def test_the_reasons_come_from_the_most_reset_switches(monkeypatch: pytest.Monke
 def test_a_notification_names_the_reset_with_its_direction() -> None:
     received = {"lastResetDueTo": "BGP Notification received", "lastNotificationReason": "Cease/Administrative Reset"}
     assert reset_reason(received) == "Cease/Administrative Reset (received)"
-    assert reset_reason({"lastResetDueTo": "No AFI/SAFI activated for peer"}) == "No AFI/SAFI activated for peer"
-    assert reset_reason({}) == "no reason given"
+    # statuses bgpd sets outside a reset are no cause (FRR 8.4: peer_create, nexthop tracking)
+    for status in ("No AFI/SAFI activated for peer", "Waiting for peer OPEN", "Waiting for NHT"):
+        assert reset_reason({"lastResetDueTo": status}) == "no cause recorded by bgpd"
+    assert reset_reason({"lastResetDueTo": "Peer closed the session"}) == "Peer closed the session"
+    assert reset_reason({}) == "no cause recorded by bgpd"
 
 
 def test_the_note_says_what_an_expired_hold_timer_means() -> None:
