@@ -129,7 +129,11 @@ def test_a_failed_write_has_the_switch_written_afresh(two: Any) -> None:
             break
         deadline.wait(0.05)
     assert leaf1.write_alls == before + 1
-    assert leaf2.write_alls == 1             # the other switch only had its first writing
+    for _ in range(int(WAIT_S / 0.05)):      # on a loaded machine leaf2's first writing may come later
+        if leaf2.write_alls:
+            break
+        deadline.wait(0.05)
+    assert leaf2.write_alls == 1             # the other switch only had its first writing, not a second
 
 
 def test_a_writer_runs_jobs_in_order_on_its_thread_and_drops_what_follows_a_failure() -> None:
