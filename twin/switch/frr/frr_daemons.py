@@ -13,6 +13,7 @@ from twin.host import userfile
 from twin.host.poll import poll_until, wait_until
 from twin.model.errors import RuntimeBackendError
 from twin.model.plan import NodePlan
+from twin.switch.frr.frr_check import CHECK
 from twin.switch.frr.frr_split import per_daemon_configs
 from twin.switch.frr.frr_vty import ask_json
 
@@ -162,20 +163,18 @@ def prepare_boot(rundir: Path, daemons: list[str], conf: str, later: Collection[
     """Prepare to boot a node's FRR as FRR's split configuration does, each daemon reading its own
     part of `conf` (per_daemon_configs) as it starts: no daemon waits for config pushed after its
     start (bgpd holds new peers for seconds while a vtysh config is pending). frr.conf is written as
-    load_frr writes it, and checked by vtysh first (`-C`: RuntimeBackendError when FRR would refuse
-    it), before anything starts. Where the split is not known for every command, start_frr's way:
-    launch, then load with vtysh. The daemons of `later` get their file but are left for
-    launch_later to start (only where the split is known)."""
+    load_frr writes it, and checked by vtysh first (`-C`, twin.switch.frr.frr_check:
+    RuntimeBackendError when FRR would refuse it), before anything starts. Where the split is not
+    known for every command, start_frr's way: launch, then load with vtysh. The daemons of `later`
+    get their file but are left for launch_later to start (only where the split is known)."""
     start, _ = split_supported(daemons)
     full = _write_frr_conf(rundir, conf)
     split = per_daemon_configs(full, start)
     if split is None:
         return FrrBoot(rundir, daemons, [], {}, conf)
-    proc = subprocess.run(vtysh(rundir, "-C", "-f", str(rundir / "frr.conf")), capture_output=True, text=True,
-                          timeout=60)
-    if proc.returncode != 0:
-        raise RuntimeBackendError(f"FRR rejected {rundir / 'frr.conf'}: "
-                                  f"{(proc.stdout + proc.stderr).strip()[-800:]}")
+    refused = CHECK.refused(rundir / "frr.conf")
+    if refused is not None:
+        raise RuntimeBackendError(refused)
     for d, text in split.items():
         (rundir / f"{d}.conf").write_text(text)
     left = [d for d in start if d in later and d != "zebra"]
