@@ -17,8 +17,8 @@ from typing import Any
 from pyroute2 import IPRoute
 
 from twin.host.background import Background
+from twin.host.netns_thread import run_in_netns
 from twin.model.errors import TwinError
-from twin.switch.netns_socket import run_in_netns
 
 RTPROT_BGP = 186
 RT_TABLE_MAIN = 254

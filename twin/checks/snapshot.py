@@ -17,10 +17,10 @@ from pyroute2 import IPRoute
 
 from twin.checks.effect import Link, Routes, Session, SwitchSnapshot
 from twin.checks.fibwatch import RT_TABLE_MAIN, parse_routes
+from twin.host.netns_thread import run_in_netns
 from twin.host.rundir import node_dir
 from twin.lab.running import RunningLab
 from twin.switch.frr.frr_vty import ask_json, running_config_parts
-from twin.switch.netns_socket import run_in_netns
 
 WORKERS = 8
 IFF_UP = 0x1

@@ -6,6 +6,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from twin.host.netns_thread import run_in_netns
 from twin.model.errors import RuntimeBackendError
 
 
@@ -48,8 +49,21 @@ def netns_argv(netns: str, cmd: Sequence[str]) -> list[str]:
 
 
 def sysctl(netns: str, values: dict[str, str]) -> None:
-    """Kernel settings of one network namespace, in one `sysctl` process."""
-    run(netns_argv(netns, ["sysctl", "-q", "-w", *(f"{k}={v}" for k, v in values.items())]))
+    """Kernel settings of one network namespace, written as `sysctl -w` writes them (each value to
+    its file under /proc/sys, the name's dots as slashes) from a thread inside the namespace:
+    /proc/sys/net is the namespace of the task that opens it (twin.host.netns_thread). No process
+    is started: `ip netns exec <ns> sysctl` took about 5 ms of CPU a node, 28 nodes in the
+    default lab."""
+    def write() -> None:
+        for name, value in values.items():
+            with open("/proc/sys/" + name.replace(".", "/"), "w") as f:
+                f.write(value)
+
+    try:
+        run_in_netns(netns, write)
+    except OSError as exc:
+        raise RuntimeBackendError(f"sysctl in {netns}: {', '.join(f'{k}={v}' for k, v in values.items())} "
+                                  f"failed: {exc.strerror or exc} ({exc.filename or netns})") from None
 
 
 def list_netns() -> list[str]:

@@ -24,6 +24,7 @@ import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from twin.host.cpu_share import LOWEST, NORMAL, set_cpu_share
+from twin.host.netns_thread import run_in_netns
 from twin.host.poll import poll_until
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.stages.validate.yang import models_not_found
@@ -41,7 +42,6 @@ from twin.switch.gnoi.gnoi_pb.file import file_pb2
 from twin.switch.gnoi.gnoi_pb.system import system_pb2
 from twin.switch.gnoi.switch_files import SwitchFiles
 from twin.switch.gnoi.system import add_system_servicer
-from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
 from twin.switch.restart.config_reload import reload_config

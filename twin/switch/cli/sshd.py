@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 import asyncssh
 
+from twin.host.netns_thread import run_in_netns
 from twin.model.agent import AgentSwitch
 from twin.switch.access.login_throttle import client_host
 from twin.switch.access.tls import write_private
@@ -65,7 +66,6 @@ from twin.switch.cli.ssh_logins import LOGIN_GRACE_S, SshLogins
 from twin.switch.cli.switch_view import CLEAN_ENV, Services, SwitchView
 from twin.switch.cli.system_cli import read_file, run_date, run_uptime
 from twin.switch.cli.vtysh_guard import VTYSH_CONF, refusal, vtysh_conf
-from twin.switch.netns_socket import run_in_netns
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
 

@@ -1,7 +1,7 @@
 """An HTTP download made from inside a switch, as sonic-gnmi's TransferToRemote makes it
 (internal/download/download.go: DownloadHTTP, with Go's http.Client).
 
-The request leaves from the switch's network namespace (twin.switch.netns_socket), so it reaches
+The request leaves from the switch's network namespace (twin.host.netns_thread), so it reaches
 what the switch's management address reaches. Only http and https are spoken, redirects followed
 only to them (Go's client speaks nothing else: `unsupported protocol scheme`); no file:// or ftp://
 URL reads anything. The whole download has one deadline, as the caller's context gives Go's.
@@ -17,7 +17,7 @@ from http.client import HTTPException
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from twin.switch.netns_socket import run_in_netns
+from twin.host.netns_thread import run_in_netns
 
 SCHEMES = ("http", "https")
 READ = 64 * 1024

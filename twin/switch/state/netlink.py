@@ -16,7 +16,7 @@ import struct
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from twin.switch.netns_socket import run_in_netns
+from twin.host.netns_thread import run_in_netns
 from twin.switch.state import rtnl
 
 RTMGRP_LINK = 0x1

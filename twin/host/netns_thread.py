@@ -2,6 +2,8 @@
 
 Linux's setns(CLONE_NEWNET) changes only the calling thread, and a socket stays in the
 namespace it was created in: so one process can listen on every switch's management address.
+/proc/sys/net, too, is that of the task that opens it: a node's sysctls are written from such a
+thread (twin.host.shell.sysctl), with no `ip netns exec` process.
 """
 
 from __future__ import annotations
