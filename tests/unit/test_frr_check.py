@@ -120,3 +120,22 @@ def test_a_good_batch_is_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     check._check(asks)
     assert check.runs == 1 and all(a.refused is None and a.failed is None for a in asks)
     assert seen == ["".join(f"{frr_check.SEPARATOR}\nhostname n{i}\n\n" for i in range(3))]
+
+
+def test_a_leader_stopped_mid_check_leaves_no_node_accepted(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The node whose thread runs a batch is stopped (an exception that is no error of vtysh's): every
+    node of its batch fails, none is taken for accepted."""
+    paths = [_write(tmp_path, f"n{i}", "hostname n\n") for i in range(2)]
+
+    def stopped(self: FrrCheck, batch: list[frr_check._Ask]) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FrrCheck, "_check", stopped)
+    check = FrrCheck()
+    other = frr_check._Ask(paths[1])
+    check._pending.append(other)   # asked by another node while none ran
+    with pytest.raises(KeyboardInterrupt):
+        check.refused(paths[0])
+    assert other.done and isinstance(other.failed, RuntimeError) and "interrupted" in str(other.failed)
+    assert not check._running

@@ -73,13 +73,17 @@ class FrrCheck:
                 batch, self._pending = self._pending, []
                 self._running = True
                 self._cond.release()
+                checked = False
                 try:
                     self._check(batch)
+                    checked = True
                 finally:
                     self._cond.acquire()
                     self._running = False
                     for a in batch:
                         a.done = True
+                        if not checked and a.failed is None:  # this thread was stopped: no verdict
+                            a.failed = RuntimeError(f"the check of {a.path} was interrupted")
                     self._cond.notify_all()
         if ask.failed is not None:
             raise ask.failed
@@ -93,7 +97,7 @@ class FrrCheck:
                 return
             for a, text in zip(batch, texts, strict=True):  # alone, or again one by one: each its own verdict
                 a.refused = rejection(a.path, self._run(a.path.parent, text))
-        except (OSError, subprocess.SubprocessError) as exc:  # vtysh could not tell: no node goes on
+        except Exception as exc:  # vtysh could not tell (not run, timed out): no node of the batch goes on
             for a in batch:
                 a.failed = exc
 
