@@ -78,7 +78,9 @@ def test_nodes_asking_together_share_one_run_and_get_their_own_verdicts(
     threads += [threading.Thread(target=ask, args=(p,)) for p in [*paths[1:], bad]]
     for t in threads[1:]:
         t.start()
-    while len(check._pending) < len(paths):   # the 6 others wait for the run under way
+    for _ in range(1000):                      # the 6 others wait for the run under way (10 s at most)
+        if len(check._pending) == len(paths):
+            break
         threading.Event().wait(0.01)
     release.set()
     for t in threads:
