@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from kernel_state import clean_start, is_clean, neighbour_table_fulls
+from process_cpu import ProcessCpu
 
 REPO = Path(__file__).resolve().parents[1]
 TWIN = [sys.executable, "-m", "twin"]
@@ -130,11 +131,12 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
     env = {**os.environ, "PYTHONPATH": str(repo)}
     subprocess.run([*TWIN, "down", "--name", name], cwd=repo, env=env, capture_output=True)
     start = time.monotonic()
-    try:
-        proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json", *up_args], cwd=repo, env=env,
-                              capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:  # `twin up` was killed: its lab is left to `twin down` below
-        proc = subprocess.CompletedProcess([], -9, "", f"twin up did not finish in {timeout:.0f} s")
+    with ProcessCpu() as cpu:
+        try:
+            proc = subprocess.run([*TWIN, "up", lab_file, "--name", name, "--json", *up_args], cwd=repo,
+                                  env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:  # `twin up` was killed: its lab is left to `twin down` below
+            proc = subprocess.CompletedProcess([], -9, "", f"twin up did not finish in {timeout:.0f} s")
     wall = time.monotonic() - start
     try:
         result = json.loads(proc.stdout)
@@ -143,7 +145,8 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
     doc: dict[str, Any] = {"lab": lab_file, "healthy": result.get("healthy", False),
                            "seconds_up_to_healthy": round(wall, 2),
                            "seconds_waiting_for_convergence": result.get("seconds"),
-                           "bgp": result.get("bgp"), "phases": result.get("phases")}
+                           "bgp": result.get("bgp"), "phases": result.get("phases"),
+                           "cpu_seconds": cpu.seconds()}
     if proc.returncode not in (0, 1) or "error" in result:
         doc["error"] = result.get("error") or proc.stderr[-2000:]
     if proc.returncode in (0, 1):
@@ -201,8 +204,9 @@ def floor(script: Path, spines: int, leaves: int, bfd_ms: int | None, timeout: f
         env["LAB_RUN"] = run_dir
         start = time.monotonic()
         try:
-            proc = subprocess.run([sys.executable, str(script), "run"], env=env, capture_output=True,
-                                  text=True, timeout=timeout)
+            with ProcessCpu() as cpu:
+                proc = subprocess.run([sys.executable, str(script), "run"], env=env, capture_output=True,
+                                      text=True, timeout=timeout)
             wall = time.monotonic() - start
         finally:
             subprocess.run([sys.executable, str(script), "clean"], env=env, capture_output=True, timeout=300)
@@ -213,7 +217,7 @@ def floor(script: Path, spines: int, leaves: int, bfd_ms: int | None, timeout: f
     return {"ok": True, "seconds_total": float(times["total"]), "seconds_wall": round(wall, 2),
             "seconds_setup": float(times["setup"]), "seconds_launch": float(times["launch"]),
             "seconds_launch_to_full_fib": float(times["converge"]),
-            "pss_mib_per_switch": round(float(memory["pss"]) / switches, 2)}
+            "pss_mib_per_switch": round(float(memory["pss"]) / switches, 2), "cpu_seconds": cpu.seconds()}
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -236,6 +240,8 @@ def compare(twins: list[dict[str, Any]], floors: list[dict[str, Any]],
         return doc
     good = [f["seconds_total"] for f in routing_floors if f["ok"]]
     doc["floor_sonic_routing_runs_ok"] = f"{len(good)}/{len(routing_floors)}"
+    doc["cpu_against_sonic_routing_floor"] = cpu_comparison(healthy_runs(twins),
+                                                            [f for f in routing_floors if f["ok"]])
     if good:
         doc["floor_sonic_routing_seconds_total"] = spread(good)
         median = doc["floor_sonic_routing_seconds_total"]["median"]
@@ -246,8 +252,37 @@ def compare(twins: list[dict[str, Any]], floors: list[dict[str, Any]],
     return doc
 
 
+def healthy_runs(twins: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [t for t in twins if t["healthy"] and "memory" in t]
+
+
+def cpu_comparison(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) -> dict[str, Any]:
+    """Twin's CPU against a floor's (medians of their runs' `cpu_seconds`), split in two: FRR's daemons,
+    given the same routing config by the SONiC-routing floor, so their work differs only by how the
+    bring-up went (sessions reset and updates sent again), and everything besides FRR (for twin its
+    databases, its agent, `twin up` and what it runs; for the floor its script and `ip`), which is
+    what twin adds. {} without runs of both that measured it."""
+    ours = [t["cpu_seconds"] for t in twins if "cpu_seconds" in t]
+    theirs = [f["cpu_seconds"] for f in floors if "cpu_seconds" in f]
+    if not ours or not theirs:
+        return {}
+
+    def medians(runs: list[dict[str, float]]) -> dict[str, float]:
+        return {key: round(statistics.median(r[key] for r in runs), 1) for key in runs[0]}
+
+    def besides_frr(runs: list[dict[str, float]]) -> float:
+        return statistics.median(r["busy"] - r["frr"] for r in runs)
+
+    twin, floor_ = medians(ours), medians(theirs)
+    return {"twin_cpu_seconds": twin, "floor_cpu_seconds": floor_,
+            "ratio_cpu": round(twin["busy"] / floor_["busy"], 2) if floor_["busy"] else None,
+            "ratio_frr_cpu": round(twin["frr"] / floor_["frr"], 2) if floor_["frr"] else None,
+            "cpu_seconds_besides_frr": {"twin": round(besides_frr(ours), 1), "floor": round(besides_frr(theirs), 1),
+                                        "added_by_twin": round(besides_frr(ours) - besides_frr(theirs), 1)}}
+
+
 def _compare_floor(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) -> dict[str, Any]:
-    healthy = [t for t in twins if t["healthy"] and "memory" in t]
+    healthy = healthy_runs(twins)
     good = [f for f in floors if f["ok"]]
     doc: dict[str, Any] = {"twin_runs_healthy": f"{len(healthy)}/{len(twins)}",
                            "floor_runs_ok": f"{len(good)}/{len(floors)}"}
@@ -268,6 +303,7 @@ def _compare_floor(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) ->
                                        / doc["floor_seconds_wall"]["median"], 2)
         doc["ratio_memory"] = round(doc["twin_pss_mib_per_switch"]["median"]
                                     / doc["floor_pss_mib_per_switch"]["median"], 2)
+    doc["cpu_against_floor"] = cpu_comparison(healthy, good)
     return doc
 
 

@@ -49,6 +49,27 @@ def test_twin_is_also_compared_with_the_floor_running_sonic_s_routing(lab_up: Mo
     assert doc["floor_sonic_routing_runs_ok"] == "3/3"
 
 
+def cpu(busy: float, frr: float) -> dict[str, float]:
+    return {"busy": busy, "frr": frr, "redis": 0.0, "agent": 0.0, "rest": busy - frr}
+
+
+def test_twin_s_cpu_is_split_into_frr_s_work_and_what_twin_adds(lab_up: ModuleType) -> None:
+    """FRR working harder in one run (sessions reset, updates sent again) is told apart from the CPU
+    twin adds besides FRR."""
+    twins = [{**twin_run(250.0), "cpu_seconds": cpu(480.0, 400.0)},
+             {**twin_run(280.0), "cpu_seconds": cpu(560.0, 470.0)},
+             {**twin_run(0.0), "healthy": False, "cpu_seconds": cpu(9999.0, 0.0)}]   # not healthy: left out
+    routing = [{**floor_run(200.0), "cpu_seconds": cpu(400.0, 360.0)},
+               {**floor_run(205.0), "cpu_seconds": cpu(420.0, 370.0)}, floor_run(0.0, ok=False)]
+    doc = lab_up.compare(twins, [floor_run(180.0)], routing)
+    split = doc["cpu_against_sonic_routing_floor"]
+    assert split["twin_cpu_seconds"]["busy"] == 520.0 and split["floor_cpu_seconds"]["busy"] == 410.0
+    assert split["ratio_cpu"] == round(520 / 410, 2)
+    assert split["ratio_frr_cpu"] == round(435 / 365, 2)
+    assert split["cpu_seconds_besides_frr"] == {"twin": 85.0, "floor": 45.0, "added_by_twin": 40.0}
+    assert doc["cpu_against_floor"] == {}   # that floor's run did not measure its CPU
+
+
 def test_failed_routing_floor_runs_are_counted_and_left_out(lab_up: ModuleType) -> None:
     doc = lab_up.compare([twin_run(200.0)], [floor_run(100.0)], [floor_run(0.0, ok=False), floor_run(160.0)])
     assert doc["floor_sonic_routing_runs_ok"] == "1/2"
