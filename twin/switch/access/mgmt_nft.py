@@ -9,17 +9,17 @@ twin.switch.access.grpc_guard close only silent ones) reached the switch's 1,024
 
 Counting connections needs connection tracking, for these connections only: every other packet,
 forwarded or the switch's own (BGP, BFD), is marked `notrack` before conntrack sees it, so the
-switch's forwarding keeps no state. Applied once the agent is ready, in the background, through
-libnftables from a thread inside each switch's namespace (twin.host.nftables: no `ip netns exec
-nft` process forked from the agent per switch); again, replacing the table, when the agent restarts.
+switch's forwarding keeps no state. Applied once the agent is ready, in the background and at low
+priority; again, replacing the table, when the agent restarts.
 """
 
 from __future__ import annotations
 
 import logging
+import shutil
+import subprocess
 from collections.abc import Iterable
 
-from twin.host import nftables
 from twin.model.agent import AgentSwitch
 
 TABLE = "twin_mgmt"
@@ -65,16 +65,16 @@ def apply(switches: Iterable[AgentSwitch], ports: Iterable[int]) -> list[str]:
     the switches where it could not be set, each with the reason, also logged."""
     text = rules(ports)
     failed: list[str] = []
-    if not nftables.available():
-        log.warning("%s is not installed: no per-client connection limits on the management ports",
-                    nftables.LIBRARY)
-        return [f"{nftables.LIBRARY} is not installed"]
+    if shutil.which("nft") is None:
+        log.warning("nft is not installed: no per-client connection limits on the management ports")
+        return ["nft is not installed"]
     for sw in switches:
         if sw.netns is None or sw.sonic:
             continue
-        try:
-            nftables.run_in(sw.netns, text)
-        except (nftables.NftError, OSError) as exc:
-            failed.append(f"{sw.name}: {exc}")
-            log.warning("%s: no per-client connection limits on the management ports: %s", sw.name, exc)
+        done = subprocess.run(["nice", "-n", "19", "ip", "netns", "exec", sw.netns, "nft", "-f", "-"], input=text,
+                              capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            failed.append(f"{sw.name}: {done.stderr.strip()}")
+            log.warning("%s: no per-client connection limits on the management ports: %s", sw.name,
+                        done.stderr.strip())
     return failed
