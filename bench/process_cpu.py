@@ -22,7 +22,8 @@ floor's rest.
   daemon), in twin as in the floor.
 - `rest`: `busy` less all of these.
 
-Reading /proc costs the sampler about 1% of a CPU at 64 x 128 (800 processes).
+Reading /proc costs the sampler about 18 us of CPU a process a sample: at 64 x 128 (about 800
+processes) 14 ms a second, 1.4% of one CPU, in twin's runs and the floor's alike.
 """
 
 from __future__ import annotations
