@@ -27,20 +27,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lab_up import FLOOR_LINE, find_floor, neighbour_tables
-
-TICKS = os.sysconf("SC_CLK_TCK")
+from process_cpu import process_seconds
 
 
 def cpu_seconds(pids: list[int]) -> float:
     """utime + stime of `pids`, in seconds (processes that went away count 0)."""
-    total = 0
+    total = 0.0
     for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / TICKS
+        with contextlib.suppress(OSError):
+            total += process_seconds(pid)
+    return total
 
 
 def daemon_pids(run_dir: Path, daemon: str) -> list[int]:

@@ -50,9 +50,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
+from process_cpu import process_seconds  # noqa: E402
 from pygnmi.client import gNMIclient  # noqa: E402
 
 from twin.gnmi.client import SwitchClient  # noqa: E402
@@ -120,11 +122,6 @@ def agent_pid(lab: str) -> int:
         except (OSError, ValueError):
             continue
     raise RuntimeError(f"lab {lab}: no agent pid in {RUN / lab}")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 # -- summaries ------------------------------------------------------------------------------------
@@ -419,9 +416,9 @@ def bench_on_change(lab: str, rounds: int, leaf: str = "leaf1") -> dict[str, Any
 # -- 4. agent CPU ---------------------------------------------------------------------------------
 
 def cpu_percent(pid: int, window: float) -> float:
-    c0, t0 = cpu_seconds(pid), time.monotonic()
+    c0, t0 = process_seconds(pid), time.monotonic()
     time.sleep(window)
-    c1, t1 = cpu_seconds(pid), time.monotonic()
+    c1, t1 = process_seconds(pid), time.monotonic()
     return round(100 * (c1 - c0) / (t1 - t0), 2)
 
 

@@ -40,6 +40,20 @@ AGENT_MODULE = "twin.switch.agent"   # `python -m twin.switch.agent`: the lab's 
 CLASSES = ("frr", "redis", "agent")   # classes of processes running when the window closes
 
 
+def read_stat(path: str) -> tuple[str, list[str]]:
+    """A process's /proc/PID/stat (`path`): its comm, and the fields after it (field 3 of proc(5) first:
+    utime and stime at 11 and 12, start time at 19). OSError when the process is gone."""
+    with open(path) as f:
+        stat = f.read()
+    return stat[stat.index("(") + 1:stat.rindex(")")], stat[stat.rindex(")") + 2:].split()
+
+
+def process_seconds(pid: int) -> float:
+    """utime + stime of `pid` so far, in seconds; OSError when it is gone."""
+    fields = read_stat(f"/proc/{pid}/stat")[1]
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def classify(comm: str, cmdline: str) -> str | None:
     """The class a process counts in, or None (it falls in `rest`)."""
     if comm in FRR_DAEMONS:
@@ -106,12 +120,9 @@ class ProcessCpu:
             if not entry.name.isdigit():
                 continue
             try:
-                with open(f"{entry.path}/stat") as f:
-                    stat = f.read()
+                comm, fields = read_stat(f"{entry.path}/stat")
             except OSError:   # gone since the listing
                 continue
-            comm = stat[stat.index("(") + 1:stat.rindex(")")]
-            fields = stat[stat.rindex(")") + 2:].split()
             key = (entry.name, fields[19])   # pid and start time: a pid used again is another process
             ticks = int(fields[11]) + int(fields[12])
             if first:

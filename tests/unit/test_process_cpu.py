@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
-from process_cpu import ProcessCpu, classify
+from process_cpu import ProcessCpu, classify, process_seconds, read_stat
 
 HZ = os.sysconf("SC_CLK_TCK")
 
@@ -114,3 +114,16 @@ def test_a_real_process_named_as_an_frr_daemon_is_counted_as_frr(tmp_path: Path)
     assert 0.4 <= seconds["frr"] <= 0.8, seconds
     assert 0.25 <= seconds["command"] <= 0.6, seconds
     assert seconds["busy"] >= seconds["frr"] + seconds["command"] - 0.05, seconds
+
+
+def test_a_comm_with_spaces_and_parentheses_is_read_whole(tmp_path: Path) -> None:
+    proc = FakeProc(tmp_path)
+    proc.process(30, "a) b (c", ticks=9, start=42)
+    comm, fields = read_stat(str(tmp_path / "30" / "stat"))
+    assert comm == "a) b (c" and int(fields[11]) + int(fields[12]) == 9 and fields[19] == "42"
+
+
+def test_a_process_s_cpu_so_far_and_a_process_that_is_gone() -> None:
+    assert process_seconds(os.getpid()) > 0
+    with pytest.raises(OSError):
+        process_seconds(2**22 + 1)   # above the kernel's pid limit: never a process
