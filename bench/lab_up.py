@@ -54,6 +54,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from frr_threads import frr_threads, vty_dirs
 from kernel_state import clean_start, is_clean, neighbour_table_fulls
 from process_cpu import ProcessCpu
 
@@ -151,6 +152,7 @@ def bench(lab_file: str, name: str, timeout: float, *up_args: str,
         doc["error"] = result.get("error") or proc.stderr[-2000:]
     if proc.returncode in (0, 1):
         doc["memory"] = switch_memory(name)
+        doc["frr_threads"] = frr_threads(vty_dirs(Path(f"/run/twin/{name}")))
         if measure is not None:
             doc.update(measure(name))
     t0 = time.monotonic()
@@ -208,6 +210,7 @@ def floor(script: Path, spines: int, leaves: int, bfd_ms: int | None, timeout: f
                 proc = subprocess.run([sys.executable, str(script), "run"], env=env, capture_output=True,
                                       text=True, timeout=timeout)
             wall = time.monotonic() - start
+            threads = frr_threads(vty_dirs(Path(run_dir)))   # its daemons run until `clean`
         finally:
             subprocess.run([sys.executable, str(script), "clean"], env=env, capture_output=True, timeout=300)
     times, memory = FLOOR_LINE.search(proc.stdout), FLOOR_MEMORY.search(proc.stdout)
@@ -217,7 +220,8 @@ def floor(script: Path, spines: int, leaves: int, bfd_ms: int | None, timeout: f
     return {"ok": True, "seconds_total": float(times["total"]), "seconds_wall": round(wall, 2),
             "seconds_setup": float(times["setup"]), "seconds_launch": float(times["launch"]),
             "seconds_launch_to_full_fib": float(times["converge"]),
-            "pss_mib_per_switch": round(float(memory["pss"]) / switches, 2), "cpu_seconds": cpu.seconds()}
+            "pss_mib_per_switch": round(float(memory["pss"]) / switches, 2), "cpu_seconds": cpu.seconds(),
+            "frr_threads": threads}
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -242,6 +246,8 @@ def compare(twins: list[dict[str, Any]], floors: list[dict[str, Any]],
     doc["floor_sonic_routing_runs_ok"] = f"{len(good)}/{len(routing_floors)}"
     doc["cpu_against_sonic_routing_floor"] = cpu_comparison(healthy_runs(twins),
                                                             [f for f in routing_floors if f["ok"]])
+    doc["frr_vty_cpu_seconds_against_sonic_routing_floor"] = vty_comparison(
+        healthy_runs(twins), [f for f in routing_floors if f["ok"]])
     if good:
         doc["floor_sonic_routing_seconds_total"] = spread(good)
         median = doc["floor_sonic_routing_seconds_total"]["median"]
@@ -304,7 +310,19 @@ def _compare_floor(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) ->
         doc["ratio_memory"] = round(doc["twin_pss_mib_per_switch"]["median"]
                                     / doc["floor_pss_mib_per_switch"]["median"], 2)
     doc["cpu_against_floor"] = cpu_comparison(healthy, good)
+    doc["frr_vty_cpu_seconds"] = vty_comparison(healthy, good)
     return doc
+
+
+def vty_comparison(twins: list[dict[str, Any]], floors: list[dict[str, Any]]) -> dict[str, Any]:
+    """The CPU bgpd and zebra spent answering on their vty (frr_threads), summed over the switches:
+    the median of twin's runs and of the floor's ({} for a side without the figure)."""
+    def median(runs: list[dict[str, Any]]) -> float | None:
+        seconds = [sum(r["frr_threads"][d]["vty_cpu_seconds"] for d in ("bgpd", "zebra"))
+                   for r in runs if r.get("frr_threads", {}).get("switches")]
+        return round(statistics.median(seconds), 3) if seconds else None
+
+    return {k: v for k, v in (("twin", median(twins)), ("floor", median(floors))) if v is not None}
 
 
 def checked(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
