@@ -35,6 +35,11 @@ after `ip netns delete` returns, under the rtnl lock the next run's `ip` command
 still there when it started (processes in other namespaces, named namespaces) and whether a
 neighbour table was full during it (bench/kernel_state.py); `runs_started_clean` and
 `runs_with_neighbour_table_full` sum them up.
+
+Every run records the CPU the machine spent while it ran, split by whose it was (`cpu_seconds`,
+bench/process_cpu.py), and, read after it before the lab is taken down, what FRR's event loops spent
+theirs on (`frr_threads`, bench/frr_threads.py); `frr_vty_cpu_seconds` is the part bgpd and zebra
+spent answering on their vty, twin's runs against the floor's.
 """
 
 from __future__ import annotations
