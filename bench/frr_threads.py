@@ -10,6 +10,8 @@ floor's; this tells whether twin's questions are the difference.
 FRR counts only what runs as tasks of its event loops: bgpd's keepalives thread and much of its
 I/O thread's time in the kernel are not in `cpu_seconds`, which is therefore less than the
 processes' CPU (/proc); the vty's share is counted whole, as it runs as tasks of the main loop.
+The question that reads the figures is in them too (a vtysh_accept and a vtysh_read a daemon):
+that is most of the floor's share, since nothing else asks the floor's FRR anything.
 """
 
 from __future__ import annotations
