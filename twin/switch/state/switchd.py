@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from twin.switch.config.cfgmgr import ConfigDaemon, listen
+from twin.switch.config.cfgmgr import ConfigDaemon, listen, wake
 from twin.switch.start_many import start_many
 from twin.switch.state.logwatch import LogWatch
 from twin.switch.state.producers import SwitchProducers
@@ -284,12 +284,14 @@ class SwitchDaemons:
         self.loop = StateLoop(producers)
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
+        self.listeners: list[tuple[ConfigDaemon, threading.Thread]] = []   # the config daemons' (start_config)
 
     def start_config(self) -> None:
         """The config daemons, each following its switch's CONFIG_DB."""
         threads = [threading.Thread(target=listen, args=(daemon, self.stop), name=f"cfgmgr-{daemon.name}",
                                     daemon=True) for daemon in self.daemons]
         start_many(threads, threading.Thread.start)
+        self.listeners = list(zip(self.daemons, threads, strict=True))
         self.threads += threads
 
     def subscribe(self, on_each: Callable[[], None] = lambda: None) -> None:
@@ -306,6 +308,9 @@ class SwitchDaemons:
 
     def close(self) -> None:
         self.stop.set()
+        for daemon, listener in self.listeners:
+            if listener.is_alive():   # one whose switch's redis went away has ended on its error
+                wake(daemon)
         for t in self.threads:
             t.join(timeout=2)
         self.loop.close()
