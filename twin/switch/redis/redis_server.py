@@ -18,7 +18,7 @@ import redis
 
 from twin.host.poll import wait_until
 from twin.stages.configdb import ConfigDb
-from twin.switch.redis.sonic_redis import CONFIG_DB_INITIALIZED, DATABASES, SonicRedis
+from twin.switch.redis.sonic_redis import DATABASES, SonicRedis
 
 SOCKET = "redis.sock"
 PIDFILE = "redis.pid"
@@ -85,8 +85,5 @@ def wait_ready(rundir: Path, timeout: float = 10) -> SonicRedis:
 
 def config_load(db: SonicRedis, config: ConfigDb) -> None:
     """CONFIG_DB := `config` at boot, as `config-setup` does (`sonic-cfggen -j config_db.json
-    --write-to-db`, then CONFIG_DB_INITIALIZED = 1): one transaction, so daemons never see half."""
-    client = db.client("CONFIG_DB")
-    client.flushdb()
-    db.apply_config({}, config)
-    client.set(CONFIG_DB_INITIALIZED, "1")
+    --write-to-db`, then CONFIG_DB_INITIALIZED = 1): one script, so daemons never see half."""
+    db.load_config(config)
