@@ -12,7 +12,6 @@ import argparse
 import functools
 import gc
 import logging
-import math
 import os
 import signal
 import sys
@@ -24,8 +23,8 @@ import grpc
 from pygnmi.spec.v080 import gnmi_pb2, gnmi_pb2_grpc
 
 from twin.host.cpu_share import LOWEST, NORMAL, set_cpu_share
+from twin.host.file_wait import await_file
 from twin.host.netns_thread import run_in_netns
-from twin.host.poll import poll_until
 from twin.model.agent import AgentSettings, AgentSwitch
 from twin.stages.validate.yang import models_not_found
 from twin.switch.access import mgmt_nft
@@ -112,7 +111,6 @@ def _endpoint(sw: AgentSwitch, templates: Path | None = None,
     return TwinSwitchEndpoint(name=sw.name, rundir=rundir, ports=sw.ports, daemon=daemon), (daemon, producers)
 
 
-SETTINGS_POLL_S = 0.02
 RECONCILE_WAIT_S = 120.0  # how long a restarted agent waits for a switch's reconcile before serving anyway
 
 
@@ -128,8 +126,7 @@ def await_settings(run_dir: Path) -> bool:
 
 def _await_file(run_dir: Path, name: str) -> bool:
     """Until `name` exists in the lab's run directory; False when the directory went away first."""
-    poll_until(lambda: (run_dir / name).exists() or not run_dir.is_dir(), math.inf, SETTINGS_POLL_S)
-    return (run_dir / name).exists()
+    return await_file(run_dir, name)
 
 
 def serve(run_dir: Path, started_ahead: bool = False) -> None:

@@ -15,11 +15,13 @@ priority; again, replacing the table, when the agent restarts.
 
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
 import subprocess
 from collections.abc import Iterable
 
+from twin.host.netns_thread import run_in_netns
 from twin.model.agent import AgentSwitch
 
 TABLE = "twin_mgmt"
@@ -71,10 +73,17 @@ def apply(switches: Iterable[AgentSwitch], ports: Iterable[int]) -> list[str]:
     for sw in switches:
         if sw.netns is None or sw.sonic:
             continue
-        done = subprocess.run(["nice", "-n", "19", "ip", "netns", "exec", sw.netns, "nft", "-f", "-"], input=text,
-                              capture_output=True, text=True, check=False)
+        done = run_in_netns(sw.netns, functools.partial(_nft, text))
         if done.returncode != 0:
             failed.append(f"{sw.name}: {done.stderr.strip()}")
             log.warning("%s: no per-client connection limits on the management ports: %s", sw.name,
                         done.stderr.strip())
     return failed
+
+
+def _nft(text: str) -> subprocess.CompletedProcess[str]:
+    """`nft -f -` at the lowest priority, in the namespace of the thread that runs it (run_in_netns):
+    `ip netns exec` around it, which also makes a mount namespace and mounts /sys in it, doubled
+    its CPU (10 ms against 5 a switch on an idle machine; 18 ms under a 64 x 128 bring-up)."""
+    return subprocess.run(["nice", "-n", "19", "nft", "-f", "-"], input=text, capture_output=True, text=True,
+                          check=False)
