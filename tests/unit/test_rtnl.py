@@ -89,7 +89,8 @@ def test_the_checks_fib_reads_bgp_routes_as_ip_json_lists_them() -> None:
     msgs = rtnl.parse(_route("10.1.0.4", 32, 4) + _route("10.2.0.0", 24, 1) + kernel + local)
     entries = [fib_entry(m) for m in msgs]
     assert entries[2:] == [None, None]
-    assert entries[0] == {"dst": "10.1.0.4", "nexthops": [{"gateway": f"10.0.{i}.1"} for i in range(4)]}
+    assert entries[0] == {"dst": "10.1.0.4", "nexthops": tuple({"gateway": f"10.0.{i}.1"} for i in range(4))}
+    assert fib_entry(msgs[0]) is not entries[0] and fib_entry(msgs[0])["nexthops"] is entries[0]["nexthops"]
     assert entries[1] == {"dst": "10.2.0.0/24", "gateway": "10.0.0.1"}
     assert fib_widths([e for e in entries if e]) == {"10.1.0.4/32": 4, "10.2.0.0/24": 1}
 

@@ -128,6 +128,11 @@ def _multipath(attrs: dict[int, bytes]) -> list[Nexthop] | None:
 MULTIPATH_CACHE = 64
 
 
+def nexthops(raw: bytes) -> tuple[Nexthop, ...]:
+    """The paths of one RTA_MULTIPATH payload, decoded once per distinct payload (shared: read only)."""
+    return _hops(raw)
+
+
 @functools.lru_cache(maxsize=MULTIPATH_CACHE)
 def _hops(raw: bytes) -> tuple[Nexthop, ...]:
     hops, pos = [], 0
