@@ -96,7 +96,7 @@ class ConfigDaemon:
         self.started = threading.Event()   # set once the first sync (start) is done
         self.lock = threading.RLock()
         self.programmed: ConfigDb = self._load_programmed()
-        self.cache: ConfigDb = {}
+        self.cache: ConfigDb = {}   # CONFIG_DB as stored (every value a string, lists of strings): read, or as_stored
 
     # -- what was programmed ----------------------------------------------------------------
 
@@ -257,7 +257,8 @@ class ConfigDaemon:
         (twin.switch.config.config_values: control characters, oversized, spaces in a kernel key) stay
         as they were programmed and are logged, whoever wrote them to CONFIG_DB."""
         with self.lock:
-            new, unsafe = without_unsafe(as_stored(new), self.programmed)
+            stored = new if new is self.cache else as_stored(new)   # the cache is as stored already
+            new, unsafe = without_unsafe(stored, self.programmed)
             for problem in unsafe:
                 log.error("%s: change not programmed: %s", self.name, problem)
             self._hostname(new)
