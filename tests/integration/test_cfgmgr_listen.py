@@ -28,10 +28,15 @@ class CountingPubSub:
 
     def __init__(self, inner: Any) -> None:
         self.inner, self.reads = inner, 0
+        self.waiting = threading.Event()   # set while a read is under way
 
     def get_message(self, *args: Any, **kwargs: Any) -> Any:
         self.reads += 1
-        return self.inner.get_message(*args, **kwargs)
+        self.waiting.set()
+        try:
+            return self.inner.get_message(*args, **kwargs)
+        finally:
+            self.waiting.clear()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -91,9 +96,11 @@ def test_a_change_is_programmed_and_an_idle_listener_does_not_wake(sock: Path) -
             pipe.execute()
         assert _until(lambda: daemon.changes), "the listener never programmed the change"
         assert daemon.changes == [{"BGP_NEIGHBOR|10.0.0.1", "PORT|Ethernet0"}]
-        reads = daemon.pubsubs[0].reads
+        pubsub = daemon.pubsubs[0]
+        assert _until(pubsub.waiting.is_set), "the listener did not go back to its subscription"
+        reads = pubsub.reads
         time.sleep(1.5)   # idle: three wake-ups at the old half-second poll
-        assert daemon.pubsubs[0].reads == reads, "the idle listener woke to look at its stop event"
+        assert pubsub.reads == reads, "the idle listener woke to look at its stop event"
         stop.set()
         assert thread.is_alive(), "the listener ended without being woken"
         wake(cast(ConfigDaemon, daemon))

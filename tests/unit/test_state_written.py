@@ -181,17 +181,39 @@ def test_the_agent_is_ready_before_it_lowers_its_share(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(switch_agent, "set_cpu_share", lowered)
     monkeypatch.setattr(switch_agent, "_settle_when_judged", lambda run_dir: events.append("settling"))
-    switch_agent._ready(tmp_path, lambda: events.append("producers started"), 3, started_ahead=True)
+    switch_agent._ready(tmp_path, lambda: events.append("producers started"),
+                        lambda: events.append(f"servers started, ready {(tmp_path / 'agent.ready').exists()}"),
+                        3, started_ahead=True)
     time.sleep(0.1)  # the settling thread has run
-    assert events == ["producers started", f"share {cpu_share.LOWEST}, ready True", "settling"]
+    # the gRPC servers start while `twin up` polls health, before the share is lowered
+    assert events == ["producers started", "servers started, ready True", f"share {cpu_share.LOWEST}, ready True",
+                      "settling"]
     assert (tmp_path / "agent.ready").read_text() == str(os.getpid())
 
 
-def test_an_agent_not_started_ahead_keeps_its_share(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_an_agent_not_started_ahead_keeps_its_share_and_serves_before_it_is_ready(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`twin agent restart` returns on agent.ready: its clients are answered from then on."""
     shares: list[int] = []
+    events: list[str] = []
     monkeypatch.setattr(switch_agent, "set_cpu_share", lambda nice: shares.append(nice) or "autogroup")
-    switch_agent._ready(tmp_path, lambda: None, 3, started_ahead=False)
+    switch_agent._ready(tmp_path, lambda: events.append("producers started"),
+                        lambda: events.append(f"servers started, ready {(tmp_path / 'agent.ready').exists()}"),
+                        3, started_ahead=False)
     assert shares == [] and (tmp_path / "agent.ready").exists()
+    assert events == ["servers started, ready False", "producers started"]
+
+
+def test_the_state_is_marked_written_only_once_the_servers_serve(tmp_path: Path) -> None:
+    """`twin up` returns on STATE_WRITTEN, and what it reports is served over gNMI by then."""
+    serving = threading.Event()
+    writer = threading.Thread(target=switch_agent._written, args=(tmp_path, 3, serving), daemon=True)
+    writer.start()
+    writer.join(timeout=0.3)
+    assert writer.is_alive() and not (tmp_path / STATE_WRITTEN).exists()
+    switch_agent._start_servers([], serving)
+    writer.join(timeout=5)
+    assert (tmp_path / STATE_WRITTEN).exists()
 
 
 def test_the_agent_s_run_files_of_an_earlier_start_are_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -208,11 +230,13 @@ def test_the_agent_s_set_up_is_out_of_the_collector_s_reach_before_the_first_pas
     Frozen before the producers start; the first pass's rows frozen once written."""
     set_up = {"switch": ["producers"]}
     seen: list[bool] = []
-    switch_agent._ready(tmp_path, lambda: seen.append(_collected(set_up)), 3, started_ahead=False)
+    switch_agent._ready(tmp_path, lambda: seen.append(_collected(set_up)), lambda: None, 3, started_ahead=False)
     assert seen == [False]
     rows = {"ROUTE_TABLE": ["row"]}
     assert _collected(rows)
-    switch_agent._written(tmp_path, 3)
+    serving = threading.Event()
+    serving.set()
+    switch_agent._written(tmp_path, 3, serving)
     assert not _collected(rows)
 
 
