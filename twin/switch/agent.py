@@ -227,32 +227,34 @@ def _start_servers(servers: list[grpc.Server], serving: threading.Event) -> None
 
 def _ready(run_dir: Path, start_state: Callable[[], None], start_servers: Callable[[], None], switches: int,
            started_ahead: bool) -> None:
-    """The state producers started and agent.ready written, which `twin up` waits for before it polls
-    the lab's health; then, started ahead (`twin up`), the gRPC servers start while it polls (starting
-    192 took up to 2.8 s under the load of a converging 64 x 128 fabric; `twin up` returns once the
-    state tables are written, which waits for them: _written), and the agent takes the lowest share
-    of the CPU until the lab is judged: its state producers' first pass (tens of CPU-seconds at
-    64 x 128) is paid from what FRR and the health poll leave, not out of the convergence `twin up`
-    waits for. agent.ready comes first: lowered before it, the agent wrote it only once FRR left it a
-    moment, up to 21 s after the last switch launched at 64 x 128, and the health poll waited as long.
+    """agent.ready written, and the gRPC servers and the state producers started. Started ahead (`twin
+    up`, which polls the lab's health once agent.ready exists and returns once the state tables are
+    written): agent.ready first, then the agent takes the lowest share of the CPU until the lab is
+    judged, and only then do the servers start and the producers' first pass begin. Both are paid from
+    what FRR and the health poll leave, not out of the convergence `twin up` waits for: lowered before
+    agent.ready, the agent wrote it only once FRR left it a moment (up to 21 s after the last switch
+    launched at 64 x 128, and the health poll waited as long); lowered after the servers started, it
+    stayed at the normal share while they started (15-37 s at 64 x 128, each start waiting for the
+    interpreter lock the first pass's workers held). The servers start before the first pass for the
+    same reason, and `twin up` returns after both (_written waits for the servers).
     Started where the switches already run (`twin agent restart`, which returns on agent.ready), the
-    servers start first: ready means serving.
+    servers and producers start first: ready means serving.
 
     What the set-up made (every switch's gNMI server, config daemon and producers) lives as long as
     the agent: it is moved out of the cyclic garbage collector's reach first (gc.freeze). Each full
     collection traversed all of it, and the first pass and the loop allocate enough to run many:
     gc_collect_main was half the agent's CPU while a 64 x 128 fabric converged."""
     gc.freeze()
-    if not started_ahead:
-        start_servers()
-    start_state()
-    log.info("state producers of %d switches started", switches)
-    (run_dir / "agent.ready").write_text(str(os.getpid()))
     if started_ahead:
-        start_servers()
+        (run_dir / "agent.ready").write_text(str(os.getpid()))
         how = set_cpu_share(LOWEST)
         threading.Thread(target=_settle_when_judged, args=(run_dir,), name="settle", daemon=True).start()
         log.info("at the lowest CPU share (%s) until the lab is judged", how)
+    start_servers()
+    start_state()
+    log.info("state producers of %d switches started", switches)
+    if not started_ahead:
+        (run_dir / "agent.ready").write_text(str(os.getpid()))
 
 
 def _written(run_dir: Path, switches: int, serving: threading.Event) -> None:
