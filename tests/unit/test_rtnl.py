@@ -110,4 +110,39 @@ def test_routes_sharing_their_next_hops_decode_them_once_and_each_reads_its_own(
     assert info.hits >= 9 * 2  # route_row and the oif list above, for the nine repeats
     widest = pairs[0][0].get_attr("RTA_MULTIPATH")
     assert [h.get_attr("RTA_GATEWAY") for h in widest] == [f"10.0.{i}.1" for i in range(64)]
-    assert widest is not pairs[1][0].get_attr("RTA_MULTIPATH")   # a list of its own for each caller
+    shared = pairs[1][0].get_attr("RTA_MULTIPATH")
+    assert widest is shared and isinstance(shared, tuple)   # one read-only tuple for every route by the set
+
+
+def test_routes_by_one_next_hop_set_are_joined_once_while_the_interface_names_hold() -> None:
+    """route_row joins a multipath set's next hops once per set (`paths`), as long as the names of the
+    interfaces hold; given other names, the producers give it an empty `paths` (SwitchProducers)."""
+    rtnl._hops.cache_clear()
+    data = b"".join(_route(f"10.1.0.{i}", 32, 64) for i in range(1, 6)) + _route("10.2.0.0", 24, 2)
+    mine = rtnl.parse(data)
+    paths: dict[Any, Any] = {}
+    rows = [route_row(m, IFNAMES, paths) for m in mine]
+    assert rows == [route_row(m, IFNAMES) for m in mine]
+    assert len(paths) == 2   # the 64-way set and the 2-way set
+    first, second = rows[0], rows[1]
+    assert first is not None and second is not None
+    assert first[1]["nexthop"] is second[1]["nexthop"] and first[1]["ifname"] is second[1]["ifname"]
+    renamed = {**IFNAMES, 1: "Ethernet999"}
+    paths.clear()
+    again = route_row(mine[0], renamed, paths)
+    assert again is not None and again[1]["ifname"].startswith("Ethernet999,")
+
+
+def test_a_producer_forgets_joined_next_hops_when_an_interface_is_renamed_or_removed() -> None:
+    from twin.switch.state.producers import SwitchProducers
+    producers = SwitchProducers.__new__(SwitchProducers)   # no switch: _link of a link that is no port
+    producers.ifnames, producers.links, producers.paths = {}, {}, {}
+    producers._link(rtnl.parse(_link(1, "uplink1", 0x10041, {}))[0], None)  # type: ignore[arg-type]
+    producers.paths = {("set",): ("a", "b")}
+    producers._link(rtnl.parse(_link(1, "uplink1", 0x10041, {}))[0], None)  # type: ignore[arg-type]
+    assert producers.paths == {("set",): ("a", "b")}   # the same name again: kept
+    producers._link(rtnl.parse(_link(1, "uplink2", 0x10041, {}))[0], None)  # type: ignore[arg-type]
+    assert producers.paths == {} and producers.ifnames[1] == "uplink2"
+    producers.paths[("set",)] = ("a", "b")
+    producers._link(rtnl.parse(_link(1, "uplink2", 0, {}, kind=17))[0], None)  # type: ignore[arg-type]
+    assert producers.paths == {} and 1 not in producers.ifnames

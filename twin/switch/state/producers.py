@@ -95,20 +95,44 @@ def route_key(dst: str | None, dst_len: int) -> str:
     return dst if dst_len == 32 else f"{dst}/{dst_len}"
 
 
-def route_row(msg: Any, ifnames: Mapping[int, str]) -> tuple[str, Row] | None:
-    """(key, row) of one RTM_NEWROUTE, or None for routes fpmsyncd would not hear of."""
+# (nexthop, ifname) of one multipath route's paths, joined as fpmsyncd writes them; None: by eth0
+Paths = tuple[str, str] | None
+PATHS_KEPT = 64   # distinct next-hop sets a switch's producers keep joined (a leaf's routes share one or two)
+
+
+def route_row(msg: Any, ifnames: Mapping[int, str], paths: dict[Any, Paths] | None = None) -> tuple[str, Row] | None:
+    """(key, row) of one RTM_NEWROUTE, or None for routes fpmsyncd would not hear of. `paths`: the
+    joined next hops of the multipath sets seen before, by set (twin.switch.state.rtnl decodes each
+    distinct set once and hands every route by it the same tuple), valid while `ifnames` is: a leaf
+    of the 64 x 128 fabric has 127 routes by one 64-way set, joined afresh for each they were half
+    of reading its tables."""
     if msg["table"] != RT_TABLE_MAIN or msg["type"] != RTN_UNICAST or msg["proto"] in NOT_FROM_ZEBRA:
         return None
     hops = msg.get_attr("RTA_MULTIPATH")
-    if hops:
-        pairs = [(h.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(h["oif"], "")) for h in hops]
+    if not hops:
+        joined = _joined([(msg.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(msg.get_attr("RTA_OIF") or 0, ""))])
+    elif paths is None or not isinstance(hops, tuple):
+        joined = _joined_hops(hops, ifnames)
+    elif hops in paths:
+        joined = paths[hops]
     else:
-        pairs = [(msg.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(msg.get_attr("RTA_OIF") or 0, ""))]
-    if any(dev == MGMT_PORT for _, dev in pairs):
+        if len(paths) >= PATHS_KEPT:
+            paths.clear()
+        joined = paths[hops] = _joined_hops(hops, ifnames)
+    if joined is None:
         return None
     return route_key(msg.get_attr("RTA_DST"), msg["dst_len"]), {
-        "nexthop": ",".join(gw for gw, _ in pairs), "ifname": ",".join(dev for _, dev in pairs),
-        "protocol": PROTOCOLS.get(msg["proto"], str(msg["proto"]))}
+        "nexthop": joined[0], "ifname": joined[1], "protocol": PROTOCOLS.get(msg["proto"], str(msg["proto"]))}
+
+
+def _joined_hops(hops: Any, ifnames: Mapping[int, str]) -> Paths:
+    return _joined([(h.get_attr("RTA_GATEWAY") or "0.0.0.0", ifnames.get(h["oif"], "")) for h in hops])
+
+
+def _joined(pairs: Sequence[tuple[str, str]]) -> Paths:
+    if any(dev == MGMT_PORT for _, dev in pairs):
+        return None
+    return ",".join(gw for gw, _ in pairs), ",".join(dev for _, dev in pairs)
 
 
 def neigh_rows(summary: Any) -> dict[str, Row]:
@@ -247,6 +271,7 @@ class SwitchProducers:
         # connections of the producers' own: no client of the switch's redis can take them
         self.name, self.netns, self.rundir, self.db = name, netns, rundir, db.apart()
         self.ifnames: dict[int, str] = {}
+        self.paths: dict[Any, Paths] = {}   # route_row's joined next-hop sets, valid while ifnames is
         self.state_ports = TableWriter(db, "STATE_DB", "PORT_TABLE")
         self.appl_ports = TableWriter(db, "APPL_DB", "PORT_TABLE")
         self.routes = TableWriter(db, "APPL_DB", "ROUTE_TABLE")
@@ -331,13 +356,16 @@ class SwitchProducers:
         if name is None or msg["family"] == AF_BRIDGE:   # a bridge port's event (a port leaving a bridge
             return                                       # is an AF_BRIDGE RTM_DELLINK): not the link's
         if msg["event"] == "RTM_DELLINK":
-            self.ifnames.pop(msg["index"], None)
+            if self.ifnames.pop(msg["index"], None) is not None:
+                self.paths.clear()
             self.links.pop(msg["index"], None)
             if is_port(name):
                 self.state_ports.remove(name, batch)
                 self.appl_ports.remove(name, batch)
             return
-        self.ifnames[msg["index"]] = name
+        if self.ifnames.get(msg["index"]) != name:
+            self.ifnames[msg["index"]] = name
+            self.paths.clear()
         link = link_of(msg)
         if link is not None:
             self.links[msg["index"]] = link
@@ -361,7 +389,7 @@ class SwitchProducers:
         if msg["table"] != RT_TABLE_MAIN:
             return
         key = route_key(msg.get_attr("RTA_DST"), msg["dst_len"])
-        entry = None if msg["event"] == "RTM_DELROUTE" else route_row(msg, self.ifnames)
+        entry = None if msg["event"] == "RTM_DELROUTE" else route_row(msg, self.ifnames, self.paths)
         if entry is None:  # gone, or replaced by a route fpmsyncd does not carry
             self.routes.remove(key, batch)
         else:
@@ -399,6 +427,7 @@ class SwitchProducers:
         """Links and routes read whole again; rows that went away are deleted."""
         links = [m for m in self.dumper.dump(netlink.RTM_GETLINK) if m["family"] != AF_BRIDGE]
         self.ifnames = {m["index"]: m.get_attr("IFLA_IFNAME") for m in links if m.get_attr("IFLA_IFNAME")}
+        self.paths.clear()
         self.links = {m["index"]: link for m in links if (link := link_of(m)) is not None}
         self._lags(batch)
         state, appl = {}, {}
@@ -409,8 +438,8 @@ class SwitchProducers:
                 appl[name].update(self.flaps.observe(name, appl[name]["oper_status"], time.time()))
         self.state_ports.sync(state, batch)
         self.appl_ports.sync(appl, batch)
-        routes = dict(entry for msg in self.dumper.dump(netlink.RTM_GETROUTE)
-                      if msg["table"] == RT_TABLE_MAIN and (entry := route_row(msg, self.ifnames)) is not None)
+        routes = dict(entry for msg in self.dumper.dump(netlink.RTM_GETROUTE) if msg["table"] == RT_TABLE_MAIN
+                      and (entry := route_row(msg, self.ifnames, self.paths)) is not None)
         self.routes.sync(routes, batch)
 
     # -- FRR ----------------------------------------------------------------------------------

@@ -117,9 +117,10 @@ def _stats64(attrs: dict[int, bytes]) -> dict[str, int] | None:
     return dict(zip(STATS64, values, strict=True))
 
 
-def _multipath(attrs: dict[int, bytes]) -> list[Nexthop] | None:
+def _multipath(attrs: dict[int, bytes]) -> tuple[Nexthop, ...] | None:
+    """The route's paths: one tuple per distinct payload, shared by every route by it (read only)."""
     raw = attrs.get(RTA_MULTIPATH)
-    return None if raw is None else list(_hops(raw))
+    return None if raw is None else _hops(raw)
 
 
 # A leaf's routes to the other leaves all go by the same next hops: at 64 x 128 one dump holds 127
