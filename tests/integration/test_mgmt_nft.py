@@ -1,0 +1,81 @@
+"""The management ports' connection limits (twin.switch.access.mgmt_nft), committed by libnftables in
+the agent's process (twin.host.libnft): in each switch's namespace and nowhere else, replaced whole
+when applied again, and a refused table leaves what was there."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from labtools import unique
+
+from twin.host import libnft
+from twin.host.netns_thread import run_in_netns
+from twin.model.agent import AgentSwitch
+from twin.switch.access import mgmt_nft
+
+pytestmark = pytest.mark.needs_root
+
+
+def _tables(netns: str | None) -> list[str]:
+    argv = ["nft", "-j", "list", "tables"]
+    if netns is not None:
+        argv = ["ip", "netns", "exec", netns, *argv]
+    out = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)
+    return [f"{t['table']['family']} {t['table']['name']}" for t in out["nftables"] if "table" in t]
+
+
+def _ruleset(netns: str) -> str:
+    return subprocess.run(["ip", "netns", "exec", netns, "nft", "list", "table", "inet", mgmt_nft.TABLE],
+                          capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture
+def two_netns() -> Iterator[tuple[str, str]]:
+    names = (unique("tw-nft-"), unique("tw-nft-"))
+    for name in names:
+        subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        yield names
+    finally:
+        for name in names:
+            subprocess.run(["ip", "netns", "delete", name], check=False)
+
+
+def test_the_limits_land_in_the_switches_namespaces_only(two_netns: tuple[str, str]) -> None:
+    ns, other = two_netns
+    host_before = _tables(None)
+    failed = mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [8080, 22])
+    assert failed == []
+    assert _tables(ns) == [f"inet {mgmt_nft.TABLE}"]
+    assert _tables(other) == [] and _tables(None) == host_before
+    rules = _ruleset(ns)
+    assert "dport { 22, 8080 }" in rules and f"ct count over {mgmt_nft.CONNS}" in rules
+
+
+def test_applied_again_the_table_is_replaced_whole(two_netns: tuple[str, str]) -> None:
+    ns, _ = two_netns
+    assert mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [8080]) == []
+    assert mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [9339, 22]) == []
+    rules = _ruleset(ns)
+    assert _tables(ns) == [f"inet {mgmt_nft.TABLE}"]
+    assert "8080" not in rules and "dport { 22, 9339 }" in rules
+
+
+def test_a_refused_table_is_reported_and_leaves_what_was_there(two_netns: tuple[str, str]) -> None:
+    ns, _ = two_netns
+    assert mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [8080]) == []
+    before = _ruleset(ns)
+    bad = f"delete table inet {mgmt_nft.TABLE}\ntable inet {mgmt_nft.TABLE} {{ chain c {{ no such thing; }} }}\n"
+    result = run_in_netns(ns, lambda: libnft.run(bad))
+    assert result.returncode == 1 and "syntax error" in result.stderr
+    assert _ruleset(ns) == before   # one transaction: the delete was not committed either
+
+
+def test_switches_in_containers_or_sonic_images_are_left_alone(two_netns: tuple[str, str]) -> None:
+    ns, _ = two_netns
+    assert mgmt_nft.apply([AgentSwitch(name="vs1", netns=None),
+                           AgentSwitch(name="vs2", netns=ns, backend="sonic-redis")], [8080]) == []
+    assert _tables(ns) == []
