@@ -1,11 +1,13 @@
-"""The management ports' connection limits (twin.switch.access.mgmt_nft), committed by libnftables in
-the agent's process (twin.host.libnft): in each switch's namespace and nowhere else, replaced whole
-when applied again, and a refused table leaves what was there."""
+"""The management ports' connection limits (twin.switch.access.mgmt_nft), committed by libnftables from
+one helper process (twin.host.libnft): in each switch's namespace and nowhere else, replaced whole
+when applied again, a refused table leaves what was there, and the agent, which holds thousands of
+descriptors, is not the process that calls libnftables (its select() aborts past descriptor 1023)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -79,3 +81,29 @@ def test_switches_in_containers_or_sonic_images_are_left_alone(two_netns: tuple[
     assert mgmt_nft.apply([AgentSwitch(name="vs1", netns=None),
                            AgentSwitch(name="vs2", netns=ns, backend="sonic-redis")], [8080]) == []
     assert _tables(ns) == []
+
+
+def test_a_namespace_that_is_gone_is_reported_and_the_others_get_the_table(two_netns: tuple[str, str]) -> None:
+    ns, _ = two_netns
+    failed = mgmt_nft.apply([AgentSwitch(name="gone", netns=unique("tw-nft-gone-")),
+                             AgentSwitch(name="leaf1", netns=ns)], [8080])
+    assert len(failed) == 1 and failed[0].startswith("gone: ")
+    assert _tables(ns) == [f"inet {mgmt_nft.TABLE}"]
+
+
+def test_applied_from_a_process_holding_descriptors_past_1024(two_netns: tuple[str, str]) -> None:
+    """As the agent of a 192-switch lab: called there, libnftables' select() aborted the agent
+    (`*** bit out of range 0 - FD_SETSIZE on fd_set ***`)."""
+    ns, _ = two_netns
+    script = (
+        "import os, resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))\n"
+        "held = [os.open('/dev/null', os.O_RDONLY) for _ in range(1200)]\n"
+        "assert max(held) > 1024\n"
+        "from twin.model.agent import AgentSwitch\n"
+        "from twin.switch.access import mgmt_nft\n"
+        "print(mgmt_nft.apply([AgentSwitch(name='leaf1', netns=sys.argv[1])], [8080]))\n")
+    proc = subprocess.run([sys.executable, "-c", script, ns], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+    assert _tables(ns) == [f"inet {mgmt_nft.TABLE}"]

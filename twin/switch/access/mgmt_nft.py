@@ -9,19 +9,17 @@ twin.switch.access.grpc_guard close only silent ones) reached the switch's 1,024
 
 Counting connections needs connection tracking, for these connections only: every other packet,
 forwarded or the switch's own (BGP, BFD), is marked `notrack` before conntrack sees it, so the
-switch's forwarding keeps no state. Applied once the agent is ready, in the background, by
-libnftables in the agent's own process (twin.host.libnft); again, replacing the table, when the
-agent restarts.
+switch's forwarding keeps no state. Applied once the agent is ready, in the background, by one
+helper process committing every switch's table through libnftables (twin.host.libnft); again,
+replacing the table, when the agent restarts.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Iterable
 
 from twin.host import libnft
-from twin.host.netns_thread import run_in_netns
 from twin.model.agent import AgentSwitch
 
 TABLE = "twin_mgmt"
@@ -71,13 +69,10 @@ def apply(switches: Iterable[AgentSwitch], ports: Iterable[int]) -> list[str]:
         log.warning("libnftables is not installed (Debian's nftables package brings it): no per-client "
                     "connection limits on the management ports")
         return ["libnftables is not installed"]
-    for sw in switches:
-        if sw.netns is None or sw.sonic:
-            continue
-        done = run_in_netns(sw.netns, functools.partial(libnft.run, text))
+    mine = {sw.netns: sw.name for sw in switches if sw.netns is not None and not sw.sonic}
+    for netns, done in libnft.run_in_each(list(mine), text).items():
         if done.returncode != 0:
-            failed.append(f"{sw.name}: {done.stderr.strip()}")
-            log.warning("%s: no per-client connection limits on the management ports: %s", sw.name,
+            failed.append(f"{mine[netns]}: {done.stderr.strip()}")
+            log.warning("%s: no per-client connection limits on the management ports: %s", mine[netns],
                         done.stderr.strip())
     return failed
-
