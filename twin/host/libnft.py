@@ -14,7 +14,6 @@ virtualenv cannot import: a context, its output and errors buffered, one buffer 
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import json
 import subprocess
@@ -25,6 +24,7 @@ from typing import NamedTuple
 from twin.host.netns_thread import run_in_netns
 
 NFT_CTX_DEFAULT = 0
+SONAME = "libnftables.so.1"   # Debian 12's libnftables1
 HELPER_TIMEOUT_S = 300.0
 
 
@@ -35,9 +35,8 @@ class NftResult(NamedTuple):
 
 @functools.cache
 def _library() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("nftables") or "libnftables.so.1"
-    try:
-        lib = ctypes.CDLL(name)
+    try:   # by its soname: ctypes.util.find_library runs ldconfig, then gcc and ld, to look for it
+        lib = ctypes.CDLL(SONAME)
     except OSError:
         return None
     lib.nft_ctx_new.restype = ctypes.c_void_p
