@@ -269,29 +269,3 @@ def test_up_holds_the_plan_out_of_the_collector_s_reach_and_gives_it_back(monkey
     up()
     assert _collected(plan) and _collected(states[0])
 
-
-def test_the_management_limits_are_applied_while_the_agent_waits_for_the_launch(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """A namespace's first nftables table costs the kernel about 17 ms (3.3 CPU-s at 64 x 128): applied
-    once the lab had launched, they ran beside the first pass `twin up` waits for. They are applied
-    from the set-up on, while FRR launches."""
-    from twin.model.agent import AgentSettings
-    (tmp_path / "agent.json").write_text(AgentSettings(port=8080, username="u", password="p", tls=False,
-                                                       ssh_port=2222).model_dump_json())
-    applied = threading.Event()
-    seen: dict[str, Any] = {}
-
-    def apply(switches: Any, ports: list[int]) -> list[str]:
-        seen["ports"] = ports
-        applied.set()
-        return []
-
-    def awaited(run_dir: Path, name: str) -> bool:
-        seen[name] = applied.wait(timeout=5)   # applied while the agent waits, not after
-        return False                            # the lab's `up` failed: the agent ends here
-
-    monkeypatch.setattr(switch_agent.mgmt_nft, "apply", apply)
-    monkeypatch.setattr(switch_agent, "_await_file", awaited)
-    monkeypatch.setattr(switch_agent.sshd, "start", lambda *a, **k: None)
-    switch_agent.serve(tmp_path, started_ahead=True)
-    assert seen == {"ports": [8080, 2222], "nodes.launched": True}

@@ -9,10 +9,9 @@ twin.switch.access.grpc_guard close only silent ones) reached the switch's 1,024
 
 Counting connections needs connection tracking, for these connections only: every other packet,
 forwarded or the switch's own (BGP, BFD), is marked `notrack` before conntrack sees it, so the
-switch's forwarding keeps no state. Applied as the agent starts (under `twin up`, while FRR
-launches), in the background and at low priority; again, replacing the table, when the agent
-restarts. A namespace's first table costs the kernel about 17 ms (nf_tables and connection tracking
-set up in it), the `nft` process a few more.
+switch's forwarding keeps no state. Applied once the agent is ready, in the background and at low
+priority; again, replacing the table, when the agent restarts. A namespace's first table costs the
+kernel about 17 ms (nf_tables and connection tracking set up in it), the `nft` process a few more.
 """
 
 from __future__ import annotations
