@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,19 @@ def _has_sonic_image() -> bool:
     from twin.host.dockerapi import client
 
     return bool(client().images.list(name=os.environ.get("TWIN_SONIC_IMAGE", "docker-sonic-vs")))
+
+
+@pytest.fixture
+def two_netns() -> Iterator[tuple[str, str]]:
+    """Two empty network namespaces with unique names, deleted after the test, pass or fail."""
+    names = (unique("tw-ns-"), unique("tw-ns-"))
+    for name in names:
+        subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        yield names
+    finally:
+        for name in names:
+            subprocess.run(["ip", "netns", "delete", name], check=False)
 
 
 @pytest.fixture

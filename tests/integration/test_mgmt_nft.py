@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 from labtools import unique
@@ -28,18 +27,6 @@ def _tables(netns: str | None) -> list[str]:
 def _ruleset(netns: str) -> str:
     return subprocess.run(["ip", "netns", "exec", netns, "nft", "list", "table", "inet", mgmt_nft.TABLE],
                           capture_output=True, text=True, check=True).stdout
-
-
-@pytest.fixture
-def two_netns() -> Iterator[tuple[str, str]]:
-    names = (unique("tw-nft-"), unique("tw-nft-"))
-    for name in names:
-        subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        yield names
-    finally:
-        for name in names:
-            subprocess.run(["ip", "netns", "delete", name], check=False)
 
 
 def test_the_limits_land_in_the_switches_namespaces_only(two_netns: tuple[str, str]) -> None:

@@ -5,10 +5,8 @@ that names the namespace and the setting."""
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 
 import pytest
-from labtools import unique
 
 from twin.host.shell import sysctl
 from twin.model.errors import RuntimeBackendError
@@ -21,18 +19,6 @@ def _read(netns: str | None, key: str) -> str:
     if netns is not None:
         argv = ["ip", "netns", "exec", netns, *argv]
     return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
-
-
-@pytest.fixture
-def two_netns() -> Iterator[tuple[str, str]]:
-    names = (unique("tw-sysctl-"), unique("tw-sysctl-"))
-    for name in names:
-        subprocess.run(["ip", "netns", "add", name], check=True)
-    try:
-        yield names
-    finally:
-        for name in names:
-            subprocess.run(["ip", "netns", "delete", name], check=False)
 
 
 def test_sysctls_land_in_the_namespace_only(two_netns: tuple[str, str]) -> None:
