@@ -81,6 +81,15 @@ def until(cond: Callable[[], object], timeout: float = 30, every: float = 0.05) 
     return False
 
 
+def mgmt_limited(lab: str, timeout: float = 30) -> bool:
+    """True once the lab's agent has put the management ports' connection limits in place on its
+    switches, which it does after `twin up` has returned (twin.switch.agent._limit_mgmt)."""
+    from twin.host.rundir import lab_dir
+    from twin.switch.agent_progress import MGMT_LIMITED
+
+    return until(lambda: (lab_dir(lab) / MGMT_LIMITED).exists(), timeout)
+
+
 CHROMIUM = shutil.which("chromium")
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed "
                                     "(scripts/install-deps.sh installs it; apt-get install chromium)")

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from labtools import leftovers, netns_exec, twin, twin_json, unique
+from labtools import leftovers, mgmt_limited, netns_exec, twin, twin_json, unique
 
 from twin.host.cpu_share import NORMAL, cpu_share
 from twin.host.rundir import lab_dir, load_state, node_dir
+from twin.switch.access.mgmt_nft import TABLE as MGMT_TABLE
 from twin.switch.agent import RESTARTED
-from twin.switch.agent_progress import LAUNCHED, SETTLED, STATE_WRITTEN
+from twin.switch.agent_progress import LAUNCHED, MGMT_LIMITED, SETTLED, STATE_WRITTEN
 from twin.switch.redis.redis_server import socket_path
 from twin.switch.redis.sonic_redis import SonicRedis
 
@@ -147,6 +148,22 @@ def test_up_returned_with_the_state_tables_written_and_the_agent_back_at_its_sha
         assert all(db.client("STATE_DB").hget(k, "state") == "Established" for k in neighbours), node.name
         assert db.client("STATE_DB").keys("PORT_TABLE|Ethernet*"), node.name
         assert db.client("APPL_DB").keys("ROUTE_TABLE:*"), node.name
+
+
+def test_the_management_limits_come_after_the_state_tables_on_every_switch(default_lab: str) -> None:
+    """twin.switch.agent._limit_mgmt: the management ports' nftables limits are put in place once the
+    state tables are written (their hooks see every packet: not while the fabric converges), then
+    mgmt.limited is written; every switch's namespace holds the table by then."""
+    assert mgmt_limited(default_lab)
+    run = lab_dir(default_lab)
+    assert (run / STATE_WRITTEN).stat().st_mtime <= (run / MGMT_LIMITED).stat().st_mtime
+    log = (run / "agent.log").read_text()
+    assert log.index("state tables of") < log.index("management ports' connection limits in place on 12 of 12")
+    state = load_state(default_lab)
+    assert state is not None
+    for node in (n for n in state.nodes if n.kind == "switch"):
+        listed = netns_exec(default_lab, node.name, "nft", "list", "tables")
+        assert f"inet {MGMT_TABLE}" in listed.stdout, node.name
 
 
 def test_spines_launch_before_leaves(default_lab: str) -> None:

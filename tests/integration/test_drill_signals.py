@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import redis
-from labtools import DATA, REPO, TWIN, leftovers, netns_exec, twin, twin_json, unique, until
+from labtools import DATA, REPO, TWIN, leftovers, mgmt_limited, netns_exec, twin, twin_json, unique, until
 
 pytestmark = pytest.mark.needs_root
 
@@ -47,6 +47,7 @@ def lab() -> Iterator[dict[str, Any]]:
         status = twin_json("up", str(DATA / "drill.yaml"), "--name", name)
         assert status["healthy"]
         nodes = twin_json("status", "--name", name)["nodes"]
+        assert mgmt_limited(name)   # the agent's management limits (nftables) are part of the baseline
         yield {"name": name, "nodes": nodes, "baseline": fabric(name, nodes), "health": health(name)}
     finally:
         twin("down", "--name", name, check=False)

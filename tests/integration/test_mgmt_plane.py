@@ -25,7 +25,7 @@ from typing import Any
 
 import paramiko
 import pytest
-from labtools import REPO, running_lab, twin_json, until
+from labtools import REPO, mgmt_limited, running_lab, twin_json, until
 from pygnmi.client import gNMIclient
 
 from twin.switch.access.call_gate import PEER_WAITING
@@ -40,6 +40,7 @@ DEVICE_METADATA = "/sonic-db:CONFIG_DB/localhost/DEVICE_METADATA"
 @pytest.fixture(scope="module")
 def lab() -> Iterator[dict[str, Any]]:
     with running_lab("tests/integration/data/mini.yaml", "mp") as name:
+        assert mgmt_limited(name)   # the per-client limits come moments after `twin up` returned
         status = twin_json("status", "--name", name)
         yield {"name": name, "gnmi": {n["name"]: n["gnmi"] for n in status["nodes"] if n.get("gnmi")}}
 

@@ -19,7 +19,7 @@ from twin.host import cpu_share
 from twin.lab import agent as lab_agent
 from twin.model.results import Health
 from twin.switch import agent as switch_agent
-from twin.switch.agent_progress import SETTLED, STATE_WRITTEN
+from twin.switch.agent_progress import MGMT_LIMITED, SETTLED, STATE_WRITTEN
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -210,22 +210,22 @@ def test_an_agent_not_started_ahead_keeps_its_share_and_serves_before_it_is_read
 
 def test_the_state_is_marked_written_only_once_the_servers_serve(tmp_path: Path) -> None:
     """`twin up` returns on STATE_WRITTEN, and what it reports is served over gNMI by then."""
-    serving = threading.Event()
-    writer = threading.Thread(target=switch_agent._written, args=(tmp_path, 3, serving), daemon=True)
+    serving, written = threading.Event(), threading.Event()
+    writer = threading.Thread(target=switch_agent._written, args=(tmp_path, 3, serving, written), daemon=True)
     writer.start()
     writer.join(timeout=0.3)
-    assert writer.is_alive() and not (tmp_path / STATE_WRITTEN).exists()
+    assert writer.is_alive() and not (tmp_path / STATE_WRITTEN).exists() and not written.is_set()
     switch_agent._start_servers([], serving)
     writer.join(timeout=5)
-    assert (tmp_path / STATE_WRITTEN).exists()
+    assert (tmp_path / STATE_WRITTEN).exists() and written.is_set()
 
 
 def test_the_agent_s_run_files_of_an_earlier_start_are_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in (SETTLED, STATE_WRITTEN, "agent.ready"):
+    for name in (SETTLED, STATE_WRITTEN, MGMT_LIMITED, "agent.ready"):
         (tmp_path / name).write_text("old")
     monkeypatch.setattr(lab_agent, "lab_dir", lambda lab: tmp_path)
     lab_agent._fresh_run_files("lab")
-    assert not [p for p in (SETTLED, STATE_WRITTEN, "agent.ready") if (tmp_path / p).exists()]
+    assert not [p for p in (SETTLED, STATE_WRITTEN, MGMT_LIMITED, "agent.ready") if (tmp_path / p).exists()]
 
 
 def test_the_agent_s_set_up_is_out_of_the_collector_s_reach_before_the_first_pass(tmp_path: Path) -> None:
@@ -240,8 +240,10 @@ def test_the_agent_s_set_up_is_out_of_the_collector_s_reach_before_the_first_pas
     assert _collected(rows)
     serving = threading.Event()
     serving.set()
-    switch_agent._written(tmp_path, 3, serving)
+    written = threading.Event()
+    switch_agent._written(tmp_path, 3, serving, written)
     assert not _collected(rows)
+    assert written.is_set() and (tmp_path / STATE_WRITTEN).exists()
 
 
 def test_up_holds_the_plan_out_of_the_collector_s_reach_and_gives_it_back(monkeypatch: pytest.MonkeyPatch,
@@ -269,3 +271,30 @@ def test_up_holds_the_plan_out_of_the_collector_s_reach_and_gives_it_back(monkey
     up()
     assert _collected(plan) and _collected(states[0])
 
+
+
+def test_the_management_limits_wait_for_the_state_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """twin.switch.agent._limit_mgmt: the nftables limits' hooks see every packet, so they are put in
+    place once the state tables are written (after the convergence `twin up` waits for), then
+    mgmt.limited is written."""
+    written = threading.Event()
+    applied: list[bool] = []
+    monkeypatch.setattr(switch_agent.mgmt_nft, "apply", lambda switches, ports: applied.append(written.is_set()) or [])
+    limiter = threading.Thread(target=switch_agent._limit_mgmt, args=(tmp_path, [], [8080, 22], written))
+    limiter.start()
+    time.sleep(0.3)
+    assert applied == [] and not (tmp_path / MGMT_LIMITED).exists()
+    written.set()
+    limiter.join(timeout=5)
+    assert applied == [True] and (tmp_path / MGMT_LIMITED).exists()
+
+
+def test_the_management_limits_wait_for_the_tables_no_longer_than_their_bound(monkeypatch: pytest.MonkeyPatch,
+                                                                            tmp_path: Path) -> None:
+    """A switch whose redis never takes the first pass does not keep every switch's limits away."""
+    applied: list[float] = []
+    monkeypatch.setattr(switch_agent.mgmt_nft, "apply", lambda switches, ports: applied.append(time.monotonic()) or [])
+    began = time.monotonic()
+    switch_agent._limit_mgmt(tmp_path, [], [8080], threading.Event(), wait=0.2)
+    assert len(applied) == 1 and applied[0] - began >= 0.2
+    assert (tmp_path / MGMT_LIMITED).exists()

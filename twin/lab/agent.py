@@ -19,7 +19,7 @@ from twin.model.lab import GnmiSettings, RebootSettings
 from twin.model.plan import Plan
 from twin.model.state import LabState
 from twin.switch.access.tls import make_cert, write_private
-from twin.switch.agent_progress import LAUNCHED, PROGRESS, SETTLED, STATE_WRITTEN
+from twin.switch.agent_progress import LAUNCHED, MGMT_LIMITED, PROGRESS, SETTLED, STATE_WRITTEN
 
 # How long a starting agent may go without progress before it is judged stuck: progress is one more
 # switch set up (agent.progress), or any CPU time spent (its imports alone take minutes when it starts
@@ -138,7 +138,7 @@ def _spawn(lab: str, ahead: bool = False) -> subprocess.Popen[bytes]:
 def _fresh_run_files(lab: str) -> Path:
     """The lab's run directory, without what an earlier agent left of its start."""
     run_dir = lab_dir(lab)
-    for name in ("agent.ready", PROGRESS, SETTLED, STATE_WRITTEN):
+    for name in ("agent.ready", PROGRESS, SETTLED, STATE_WRITTEN, MGMT_LIMITED):
         (run_dir / name).unlink(missing_ok=True)
     return run_dir
 

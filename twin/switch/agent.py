@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from twin.model.agent import AgentSettings, AgentSwitch
 from twin.stages.validate.yang import models_not_found
 from twin.switch.access import mgmt_nft
 from twin.switch.access.grpc_guard import guarded_server
-from twin.switch.agent_progress import LAUNCHED, SETTLED, STATE_WRITTEN, Progress
+from twin.switch.agent_progress import LAUNCHED, MGMT_LIMITED, SETTLED, STATE_WRITTEN, Progress
 from twin.switch.cli import sshd
 from twin.switch.cli.switch_view import Services
 from twin.switch.config.cfgmgr import ConfigDaemon
@@ -197,17 +198,13 @@ def serve(run_dir: Path, started_ahead: bool = False) -> None:
         if restarted:  # ready means reconciled: `twin agent restart` returns with the switches as CONFIG_DB says
             for daemon, _ in parts:
                 daemon.started.wait(timeout=RECONCILE_WAIT_S)
-        serving = threading.Event()
+        serving, written = threading.Event(), threading.Event()
         _ready(run_dir, lambda: daemons.start_state(on_written=functools.partial(_written, run_dir, len(parts),
-                                                                                   serving)),
+                                                                                   serving, written)),
                functools.partial(_start_servers, servers, serving), len(parts), started_ahead)
-        # The management ports' connection limits, once the lab has launched, in the background (the
-        # agent is at the lowest share by now). Applied from the set-up on instead, so in place through
-        # the launch and the convergence, at 64 x 128 FRR spent 471 and 496 CPU-s against 360 and 386
-        # in the same rounds, the rest of the machine 49 against 28, and twin took 1.29x as long (the
-        # cause, the tables' hooks on every packet or their set-up, was not told apart).
         ports = [settings.port, *([settings.ssh_port] if settings.ssh_port else [])]
-        threading.Thread(target=mgmt_nft.apply, args=(settings.switches, ports), name="mgmt-nft", daemon=True).start()
+        threading.Thread(target=_limit_mgmt, args=(run_dir, settings.switches, ports, written), name="mgmt-nft",
+                         daemon=True).start()
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -262,11 +259,35 @@ def _ready(run_dir: Path, start_state: Callable[[], None], start_servers: Callab
         (run_dir / "agent.ready").write_text(str(os.getpid()))
 
 
-def _written(run_dir: Path, switches: int, serving: threading.Event) -> None:
+def _written(run_dir: Path, switches: int, serving: threading.Event, written: threading.Event) -> None:
     gc.freeze()   # the tables' rows the first pass made live until replaced, as the set-up does (_ready)
     log.info("state tables of %d switches written", switches)
     serving.wait()   # `twin up` returns on STATE_WRITTEN: what it reports is served by then
     (run_dir / STATE_WRITTEN).write_text(str(os.getpid()))
+    written.set()
+
+
+# The management ports' limits wait at most this long for the state tables (a switch whose redis
+# never takes its first pass must not keep every switch's limits away).
+LIMITS_WAIT_S = 120.0
+
+
+def _limit_mgmt(run_dir: Path, switches: list[AgentSwitch], ports: list[int], written: threading.Event,
+                wait: float = LIMITS_WAIT_S) -> None:
+    """The management ports' connection limits (twin.switch.access.mgmt_nft) on every switch, once its
+    state tables are written (so after `twin up` has returned, or `wait` seconds at most), then
+    MGMT_LIMITED. The tables' hooks see every packet the switch sends or receives: in place while
+    the fabric converges, they cost its bgpds and the kernel CPU the convergence needs. Applied from
+    the set-up on, through the launch, at 64 x 128 FRR spent 471 and 496 CPU-s against 360 and 386
+    in the same rounds, the rest of the machine 49 against 28, and twin took 1.29x as long; on an
+    idle 64 x 128 lab the tables cost 0.1 of a CPU (bgpd's keepalives and the softirqs)."""
+    written.wait(wait)
+    began = time.monotonic()
+    failed = mgmt_nft.apply(switches, ports)
+    own = [sw for sw in switches if sw.netns is not None and not sw.sonic]   # what mgmt_nft.apply limits
+    log.info("management ports' connection limits in place on %d of %d switches in %.1f s",
+             max(0, len(own) - len(failed)), len(own), time.monotonic() - began)
+    (run_dir / MGMT_LIMITED).write_text(str(os.getpid()))
 
 
 def _settle_when_judged(run_dir: Path) -> None:

@@ -1,7 +1,8 @@
 """How far a starting gNMI agent got: the number of steps done (switches set up, then their state
 producers subscribed to the kernel's events), in `agent.progress` in the lab's run directory. Whoever waits for
 the agent judges it stuck only when this stops moving. And when its state producers may start (LAUNCHED),
-run at the normal priority (SETTLED), and have written every switch's tables (STATE_WRITTEN)."""
+run at the normal priority (SETTLED), and have written every switch's tables (STATE_WRITTEN); and when
+the management ports' limits are in place (MGMT_LIMITED)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ SETTLED = "lab.judged"
 # Written by the agent once every switch's state tables were written whole (its state producers'
 # first pass): `twin up` returns after it, so what it reports is what gNMI serves.
 STATE_WRITTEN = "state.written"
+# Written by the agent once the management ports' connection limits are in place on every switch it
+# runs (twin.switch.access.mgmt_nft): after STATE_WRITTEN, so after `twin up` has returned.
+MGMT_LIMITED = "mgmt.limited"
 
 
 class Progress:

@@ -9,7 +9,8 @@ twin.switch.access.grpc_guard close only silent ones) reached the switch's 1,024
 
 Counting connections needs connection tracking, for these connections only: every other packet,
 forwarded or the switch's own (BGP, BFD), is marked `notrack` before conntrack sees it, so the
-switch's forwarding keeps no state. Applied once the agent is ready, in the background and at low
+switch's forwarding keeps no state. Applied by the agent once it has written every switch's state
+tables (after `twin up` has returned: twin.switch.agent._limit_mgmt), in the background and at low
 priority; again, replacing the table, when the agent restarts. A namespace's first table costs the
 kernel about 17 ms (nf_tables and connection tracking set up in it), the `nft` process a few more.
 """
