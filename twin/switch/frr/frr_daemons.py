@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextvars
 import os
 import re
 import subprocess
 from collections.abc import Callable, Collection, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -216,32 +214,13 @@ def launch_frr(rundir: Path, pathspace: str, daemons: list[str], launch: Callabl
     `configs` if it has one and its `extra` options, and wait for their vty sockets. Returns a
     warning per daemon this machine cannot run."""
     start, skipped = split_supported(daemons)
-    commands = {d: daemon_command(d, pathspace, rundir, (configs or {}).get(d), (extra or {}).get(d, ()))
-                for d in start}
-    if "zebra" in commands:
-        launch(commands.pop("zebra"))
-        # Clients that find no zserv socket retry only seconds later: wait for zebra first.
-        wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])
-    launch_side_by_side(list(commands.values()), launch)
+    for d in start:
+        launch(daemon_command(d, pathspace, rundir, (configs or {}).get(d), (extra or {}).get(d, ())))
+        if d == "zebra":
+            # Clients that find no zserv socket retry only seconds later: wait for zebra first.
+            wait_for_sockets(rundir, ["zebra"], files=["zserv.api"])
     wait_for_sockets(rundir, start)
     return skipped
-
-
-def launch_side_by_side(commands: Sequence[list[str]], launch: Callable[[list[str]], None]) -> None:
-    """Zebra's clients started at once, each by `launch` on a thread of its own, as SONiC's
-    supervisord starts bgpd and staticd (and bfdd) once zebra runs, neither waiting for the other.
-    `launch` returns once its daemon has read its config (FRR's `-d` parent waits for that), which
-    while a 64 x 128 fabric converges takes a new daemon seconds of waiting for the CPU: one after
-    the other, a switch's staticd waited out its bgpd's start. Raises the first launch's error once
-    every launch has returned."""
-    if len(commands) < 2:
-        for argv in commands:
-            launch(argv)
-        return
-    with ThreadPoolExecutor(max_workers=len(commands)) as pool:
-        started = [pool.submit(contextvars.copy_context().run, launch, argv) for argv in commands]
-    for done in started:
-        done.result()
 
 
 def _write_frr_conf(rundir: Path, conf: str) -> str:
