@@ -32,8 +32,8 @@ def _ruleset(netns: str) -> str:
 def test_the_limits_land_in_the_switches_namespaces_only(two_netns: tuple[str, str]) -> None:
     ns, other = two_netns
     host_before = _tables(None)
-    failed = mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [8080, 22])
-    assert failed == []
+    applied = mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [8080, 22])
+    assert applied.limited == ["leaf1"] and applied.failed == []
     assert _tables(ns) == [f"inet {mgmt_nft.TABLE}"]
     assert _tables(other) == [] and _tables(None) == host_before
     rules = _ruleset(ns)
@@ -42,8 +42,8 @@ def test_the_limits_land_in_the_switches_namespaces_only(two_netns: tuple[str, s
 
 def test_applied_again_the_table_is_replaced_whole(two_netns: tuple[str, str]) -> None:
     ns, _ = two_netns
-    assert mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [8080]) == []
-    assert mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [9339, 22]) == []
+    assert mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [8080]).failed == []
+    assert mgmt_nft.apply([AgentSwitch(name="leaf1", netns=ns)], [9339, 22]).failed == []
     rules = _ruleset(ns)
     assert _tables(ns) == [f"inet {mgmt_nft.TABLE}"]
     assert "8080" not in rules and "dport { 22, 9339 }" in rules
@@ -51,15 +51,17 @@ def test_applied_again_the_table_is_replaced_whole(two_netns: tuple[str, str]) -
 
 def test_switches_in_containers_or_sonic_images_are_left_alone(two_netns: tuple[str, str]) -> None:
     ns, _ = two_netns
-    assert mgmt_nft.apply([AgentSwitch(name="vs1", netns=None),
-                           AgentSwitch(name="vs2", netns=ns, backend="sonic-redis")], [8080]) == []
+    applied = mgmt_nft.apply([AgentSwitch(name="vs1", netns=None),
+                              AgentSwitch(name="vs2", netns=ns, backend="sonic-redis")], [8080])
+    assert applied.own == 0
     assert _tables(ns) == []
 
 
 def test_a_namespace_that_is_gone_is_reported_and_the_others_get_the_table(two_netns: tuple[str, str]) -> None:
     ns, _ = two_netns
-    failed = mgmt_nft.apply([AgentSwitch(name="gone", netns=unique("tw-nft-gone-")),
-                             AgentSwitch(name="leaf1", netns=ns)], [8080])
-    assert len(failed) == 1 and failed[0].startswith("gone: ")
+    applied = mgmt_nft.apply([AgentSwitch(name="gone", netns=unique("tw-nft-gone-")),
+                              AgentSwitch(name="leaf1", netns=ns)], [8080])
+    assert len(applied.failed) == 1 and applied.failed[0].startswith("gone: ")
+    assert applied.limited == ["leaf1"] and applied.own == 2
     assert _tables(ns) == [f"inet {mgmt_nft.TABLE}"]
 

@@ -5,6 +5,7 @@ given back as the kernel weighs it (twin.host.cpu_share)."""
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import subprocess
 import threading
@@ -273,27 +274,33 @@ def test_up_holds_the_plan_out_of_the_collector_s_reach_and_gives_it_back(monkey
 
 
 
-def test_the_management_limits_wait_for_the_state_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_management_limits_wait_for_the_state_tables(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
     """twin.switch.agent._limit_mgmt: the nftables limits' hooks see every packet, so they are put in
     place once the state tables are written (after the convergence `twin up` waits for), then
     mgmt.limited is written."""
     written = threading.Event()
     applied: list[bool] = []
-    monkeypatch.setattr(switch_agent.mgmt_nft, "apply", lambda switches, ports: applied.append(written.is_set()) or [])
+    done = switch_agent.mgmt_nft.Applied(limited=["leaf1"], failed=["leaf2: its namespace is gone"])
+    monkeypatch.setattr(switch_agent.mgmt_nft, "apply",
+                        lambda switches, ports: applied.append(written.is_set()) or done)
     limiter = threading.Thread(target=switch_agent._limit_mgmt, args=(tmp_path, [], [8080, 22], written))
     limiter.start()
     time.sleep(0.3)
     assert applied == [] and not (tmp_path / MGMT_LIMITED).exists()
-    written.set()
-    limiter.join(timeout=5)
+    with caplog.at_level(logging.INFO, logger=switch_agent.log.name):
+        written.set()
+        limiter.join(timeout=5)
     assert applied == [True] and (tmp_path / MGMT_LIMITED).exists()
+    assert "connection limits in place on 1 of 2 switches" in caplog.text
 
 
 def test_the_management_limits_wait_for_the_tables_no_longer_than_their_bound(monkeypatch: pytest.MonkeyPatch,
                                                                             tmp_path: Path) -> None:
     """A switch whose redis never takes the first pass does not keep every switch's limits away."""
     applied: list[float] = []
-    monkeypatch.setattr(switch_agent.mgmt_nft, "apply", lambda switches, ports: applied.append(time.monotonic()) or [])
+    monkeypatch.setattr(switch_agent.mgmt_nft, "apply", lambda switches, ports: applied.append(time.monotonic())
+                        or switch_agent.mgmt_nft.Applied())
     began = time.monotonic()
     switch_agent._limit_mgmt(tmp_path, [], [8080], threading.Event(), wait=0.2)
     assert len(applied) == 1 and applied[0] - began >= 0.2

@@ -283,10 +283,9 @@ def _limit_mgmt(run_dir: Path, switches: list[AgentSwitch], ports: list[int], wr
     idle 64 x 128 lab the tables cost 0.1 of a CPU (bgpd's keepalives and the softirqs)."""
     written.wait(wait)
     began = time.monotonic()
-    failed = mgmt_nft.apply(switches, ports)
-    own = [sw for sw in switches if sw.netns is not None and not sw.sonic]   # what mgmt_nft.apply limits
+    applied = mgmt_nft.apply(switches, ports)
     log.info("management ports' connection limits in place on %d of %d switches in %.1f s",
-             max(0, len(own) - len(failed)), len(own), time.monotonic() - began)
+             len(applied.limited), applied.own, time.monotonic() - began)
     (run_dir / MGMT_LIMITED).write_text(str(os.getpid()))
 
 

@@ -22,6 +22,7 @@ import logging
 import shutil
 import subprocess
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from twin.host.netns_thread import run_in_netns
 from twin.model.agent import AgentSwitch
@@ -64,26 +65,41 @@ def rules(ports: Iterable[int]) -> str:
             "}\n")
 
 
-def apply(switches: Iterable[AgentSwitch], ports: Iterable[int]) -> list[str]:
+@dataclass(frozen=True)
+class Applied:
+    """What `apply` did: the switches given the table, and those where it could not be set, each
+    with the reason."""
+
+    limited: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def own(self) -> int:
+        """The switches in namespaces twin runs: those `apply` set the table in, or tried to."""
+        return len(self.limited) + len(self.failed)
+
+
+def apply(switches: Iterable[AgentSwitch], ports: Iterable[int]) -> Applied:
     """The table in every namespace twin runs a switch in (not a container's: its own business);
-    the switches where it could not be set, each with the reason, also logged."""
+    the switches where it could not be set are logged with the reason."""
     text = rules(ports)
-    failed: list[str] = []
+    applied = Applied()
+    own = [(sw.name, sw.netns) for sw in switches if sw.netns is not None and not sw.sonic]
     if shutil.which("nft") is None:
         log.warning("nft is not installed: no per-client connection limits on the management ports")
-        return ["nft is not installed"]
-    for sw in switches:
-        if sw.netns is None or sw.sonic:
-            continue
+        return Applied(failed=[f"{name}: nft is not installed" for name, _ in own])
+    for name, netns in own:
         try:
-            done = run_in_netns(sw.netns, functools.partial(_nft, text))
+            done = run_in_netns(netns, functools.partial(_nft, text))
             reason = done.stderr.strip() if done.returncode != 0 else None
         except OSError as exc:   # its namespace is gone (the lab going down): the others still get theirs
             reason = str(exc)
-        if reason is not None:
-            failed.append(f"{sw.name}: {reason}")
-            log.warning("%s: no per-client connection limits on the management ports: %s", sw.name, reason)
-    return failed
+        if reason is None:
+            applied.limited.append(name)
+        else:
+            applied.failed.append(f"{name}: {reason}")
+            log.warning("%s: no per-client connection limits on the management ports: %s", name, reason)
+    return applied
 
 
 def _nft(text: str) -> subprocess.CompletedProcess[str]:
