@@ -83,7 +83,8 @@ def apply(switches: Iterable[AgentSwitch], ports: Iterable[int]) -> Applied:
     """The table in every namespace twin runs a switch in (not a container's: its own business);
     the switches where it could not be set are logged with the reason."""
     text = rules(ports)
-    applied = Applied()
+    limited: list[str] = []
+    failed: list[str] = []
     own = [(sw.name, sw.netns) for sw in switches if sw.netns is not None and not sw.sonic]
     if shutil.which("nft") is None:
         log.warning("nft is not installed: no per-client connection limits on the management ports")
@@ -95,11 +96,11 @@ def apply(switches: Iterable[AgentSwitch], ports: Iterable[int]) -> Applied:
         except OSError as exc:   # its namespace is gone (the lab going down): the others still get theirs
             reason = str(exc)
         if reason is None:
-            applied.limited.append(name)
+            limited.append(name)
         else:
-            applied.failed.append(f"{name}: {reason}")
+            failed.append(f"{name}: {reason}")
             log.warning("%s: no per-client connection limits on the management ports: %s", name, reason)
-    return applied
+    return Applied(limited, failed)
 
 
 def _nft(text: str) -> subprocess.CompletedProcess[str]:
