@@ -6,6 +6,11 @@ the same run. Prints one JSON document.
     python bench/lab_up.py --scale    # also the 64 x 128 control plane against the floor's 64 x 128 (minutes)
     python bench/lab_up.py --sonic-routing   # each round also runs the floor with SONiC's routing config
     python bench/lab_up.py --against main~3  # each round also runs twin as it was at that git revision
+    python bench/lab_up.py --scale --scale-size 32x64   # the scale lab and its floors at another size
+
+--scale-size runs labs/scale.yaml's lab and topology with only the numbers of spines and leaves
+changed (a copy in a temporary folder), against floors of the same size: for a machine that cannot
+carry 64 x 128, floor included, a figure at the largest size it can. Its figures are `scale_SxL`.
 
 With --against REV each round also brings the lab up with twin as it was at REV (a git worktree of the
 repository, run with the same Python and packages): `ratio_time_to_against` is this twin's median over
@@ -59,6 +64,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import yaml
 from frr_threads import frr_threads, vty_dirs
 from kernel_state import clean_start, is_clean, neighbour_table_fulls
 from process_cpu import ProcessCpu
@@ -386,12 +392,50 @@ def rounds(floor_script: Path | None, runs: int, lab_file: str, name: str, spine
     return doc
 
 
+SCALE_LAB = "labs/scale.yaml"
+SCALE_SIZE = (64, 128)   # labs/scale.yaml's topology
+
+
+def scale_size(text: str) -> tuple[int, int]:
+    """'SPINESxLEAVES', e.g. 32x64 (argparse type)."""
+    match = re.fullmatch(r"(\d+)x(\d+)", text.strip())
+    if match is None or int(match[1]) < 1 or int(match[2]) < 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: give SPINESxLEAVES, at least 1 spine and 2 leaves (e.g. 32x64)")
+    return int(match[1]), int(match[2])
+
+
+@contextlib.contextmanager
+def scale_lab(spines: int, leaves: int) -> Iterator[str]:
+    """The scale lab at `spines` x `leaves`: labs/scale.yaml itself at its own size, else a copy of it and
+    of its topology, with only the topology's spines and leaves (and the names) changed, in a temporary
+    folder removed afterwards."""
+    if (spines, leaves) == SCALE_SIZE:
+        yield SCALE_LAB
+        return
+    lab_path = REPO / SCALE_LAB
+    lab = yaml.safe_load(lab_path.read_text())
+    topology = yaml.safe_load((lab_path.parent / lab["topology"]).read_text())
+    topology["clos"].update(spines=spines, leaves=leaves)
+    topology["name"] = f"fabric-{spines}x{leaves}"
+    topology["description"] = f"{topology['name']}: {SCALE_LAB}'s topology at {spines} spines x {leaves} leaves"
+    with tempfile.TemporaryDirectory(prefix="twin-scale-") as tmp:
+        topology_path = Path(tmp) / f"fabric-{spines}x{leaves}.yaml"
+        topology_path.write_text(yaml.safe_dump(topology, sort_keys=False))
+        lab.update(name=f"scale-{spines}x{leaves}", topology=str(topology_path),
+                   description=f"{SCALE_LAB} at {spines} x {leaves} ({spines + leaves} switches)")
+        copy = Path(tmp) / f"scale-{spines}x{leaves}.yaml"
+        copy.write_text(yaml.safe_dump(lab, sort_keys=False))
+        yield str(copy)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scale", action="store_true", help="also bring up the 64 x 128 control plane "
                         "(and the floor at 64 x 128)")
     parser.add_argument("--runs", type=int, default=3, help="alternating rounds of the default lab (default 3)")
     parser.add_argument("--scale-runs", type=int, default=1, help="alternating rounds at 64 x 128 (default 1)")
+    parser.add_argument("--scale-size", type=scale_size, default=SCALE_SIZE, metavar="SxL",
+                        help="with --scale: the scale lab and its floors at S spines x L leaves instead of 64x128")
     parser.add_argument("--floor", help="floor_clos.py, the bare floor (default: $TWIN_FLOOR)")
     parser.add_argument("--name", default="bench", help="lab name prefix (labs NAME0, NAME1, ...; NAMEscale0)")
     parser.add_argument("--sonic-routing", action="store_true",
@@ -402,6 +446,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.runs < 1 or args.scale_runs < 1:
         parser.error("--runs and --scale-runs must be at least 1")
+    if args.scale_size != SCALE_SIZE and not args.scale:
+        parser.error("--scale-size sizes the scale lab: add --scale")
     script, why = find_floor(args.floor)
     if args.floor and script is None:
         parser.error(why)   # asked for by name: a wrong path is a mistake, not a skip
@@ -419,8 +465,10 @@ def main() -> None:
         if args.scale:
             # labs/scale.yaml runs without BFD, and so does the floor it is compared with: at 300 ms x 3 the
             # 16,384 session ends need more CPU in bfdd alone than this machine has (bench/bfd_capacity.py)
-            doc["scale_64x128"] = rounds(script, args.scale_runs, "labs/scale.yaml", f"{args.name}scale", 64, 128,
-                                         None, 1800, args.sonic_routing, against)
+            spines, leaves = args.scale_size
+            with scale_lab(spines, leaves) as lab_file:
+                doc[f"scale_{spines}x{leaves}"] = rounds(script, args.scale_runs, lab_file, f"{args.name}scale",
+                                                         spines, leaves, None, 1800, args.sonic_routing, against)
     print(json.dumps(doc, indent=2))
 
 
