@@ -433,7 +433,7 @@ def main() -> None:
     parser.add_argument("--scale", action="store_true", help="also bring up the 64 x 128 control plane "
                         "(and the floor at 64 x 128)")
     parser.add_argument("--runs", type=int, default=3, help="alternating rounds of the default lab (default 3)")
-    parser.add_argument("--scale-runs", type=int, default=1, help="alternating rounds at 64 x 128 (default 1)")
+    parser.add_argument("--scale-runs", type=int, default=1, help="alternating rounds of the scale lab (default 1)")
     parser.add_argument("--scale-size", type=scale_size, default=SCALE_SIZE, metavar="SxL",
                         help="with --scale: the scale lab and its floors at S spines x L leaves instead of 64x128")
     parser.add_argument("--floor", help="floor_clos.py, the bare floor (default: $TWIN_FLOOR)")
