@@ -1,6 +1,6 @@
-"""The state producers' batched writes (twin.switch.state.producers.Batch, one WRITE_ROWS script per
-database) against a real redis-server: the same hashes, in the same order, with the same keyspace
-events as the HSET, HDEL and DEL commands sent one by one."""
+"""The state producers' batched writes (twin.switch.state.producers.Batch, one script per database,
+SonicRedis.write_rows) against a real redis-server: the same hashes, in the same order, with the
+same keyspace events as the HSET, HDEL and DEL commands sent one by one."""
 
 from __future__ import annotations
 

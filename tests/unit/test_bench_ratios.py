@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-@pytest.fixture(scope="module")
-def lab_up() -> ModuleType:
-    sys.path.insert(0, str(BENCH))   # as when run as a script: its sibling modules import by name
-    spec = importlib.util.spec_from_file_location("bench_lab_up", BENCH / "lab_up.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def twin_run(seconds: float) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from collections import Counter
 from pathlib import Path
@@ -12,19 +11,6 @@ from types import ModuleType
 import pytest
 
 from twin.stages.lab_file import load_lab
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-@pytest.fixture(scope="module")
-def lab_up() -> ModuleType:
-    sys.path.insert(0, str(BENCH))   # as when run as a script: its sibling modules import by name
-    spec = importlib.util.spec_from_file_location("bench_lab_up_size", BENCH / "lab_up.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_a_size_is_spines_by_leaves(lab_up: ModuleType) -> None:

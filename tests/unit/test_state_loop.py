@@ -9,7 +9,6 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from pyroute2.netlink.rtnl.ifinfmsg import ifinfmsg
 
 from twin.switch.state import netlink
 from twin.switch.state.logwatch import LogWatch
-from twin.switch.state.producers import WRITE_ROWS, Batch, SwitchProducers, TableWriter, port_oid
+from twin.switch.state.producers import Batch, SwitchProducers, TableWriter, port_oid
 from twin.switch.state.serial_writer import SerialWriter
 from twin.switch.state.switchd import FIRST_PASS_WORKERS, MIN_FRR_GAP_S, MIN_WAIT_S, REFRESH_S, StateLoop
 
@@ -251,24 +250,6 @@ class FakeRedis:
     def pipeline(self, transaction: bool) -> FakePipeline:
         return FakePipeline(self)
 
-    def register_script(self, script: str) -> Callable[..., int]:
-        """The producers' WRITE_ROWS, applied here as redis runs it (tests/integration/test_state_batch_writes.py
-        runs the script itself)."""
-        assert script == WRITE_ROWS
-
-        def run(args: list[str]) -> int:
-            ops = json.loads(args[0])
-            for kind, name, *rest in ops:
-                if kind == "h":
-                    self.hset(name, dict(zip(rest[0::2], rest[1::2], strict=True)))
-                elif kind == "x":
-                    self.hdel(name, *rest)
-                else:
-                    self.delete(name)
-            return len(ops)
-
-        return run
-
 
 class FakePipeline:
     """Writes at once; reads answered by execute, in order."""
@@ -294,6 +275,18 @@ class FakeSonicRedis:
 
     def apart(self) -> FakeSonicRedis:
         return self
+
+    def write_rows(self, db: str, ops: str) -> None:
+        """SonicRedis.write_rows's script applied as redis runs it (tests/integration/test_state_batch_writes.py
+        runs the script itself)."""
+        client = self.client(db)
+        for kind, name, *rest in json.loads(ops):
+            if kind == "h":
+                client.hset(name, dict(zip(rest[0::2], rest[1::2], strict=True)))
+            elif kind == "x":
+                client.hdel(name, *rest)
+            else:
+                client.delete(name)
 
 
 class FakeDumper:

@@ -22,10 +22,10 @@
   `COUNTERS:<oid>` SAI_PORT_STAT_* counters (`counter_row`), and the queues' and priority groups' maps,
   counters and watermarks (twin.switch.state.queues, from the ports' htb trees), once a second (SONiC's
   PORT_STAT interval).
-Each writes only rows that changed, one script per database (`WRITE_ROWS`), and deletes rows that
-went away. The writes go through the switch's own `SerialWriter` (twin.switch.state.serial_writer):
-on its own thread once the agent's state loop starts it, so a slow or paused redis holds back its own
-switch only.
+Each writes only rows that changed, one script per database (`SonicRedis.write_rows`), and deletes
+rows that went away. The writes go through the switch's own `SerialWriter`
+(twin.switch.state.serial_writer): on its own thread once the agent's state loop starts it, so a slow
+or paused redis holds back its own switch only.
 """
 
 from __future__ import annotations
@@ -180,32 +180,6 @@ def counter_row(stats: Mapping[str, int] | None, queue_drops: int = 0) -> Row:
 
 # -- writing tables: only what changed ----------------------------------------------------------
 
-# A batch's writes to one database run in redis as one script: a switch's first pass is a few
-# thousand hashes (a spine's 64 ports' counters, their queues' and PGs' rows), and redis-py packing an
-# HSET apiece into a pipeline cost the agent 29-30 ms of CPU per 1,344 rows against 12 ms for the
-# same writes as one JSON argument (redis itself 6.5 ms against 10-13 ms): the agent serves every
-# switch from one process, and its first pass runs while the fabric's sessions come up.
-# ARGV[1]: JSON [[kind, name, arg, ...], ...]: 'h' HSET name field value ..., 'x' HDEL name field ...,
-# 'd' DEL name; in order. Keyspace events are those of the same commands sent one by one, but for
-# a hash of more than 3,500 fields (a spine's queue name map has 1,280), written by several HSETs:
-# Lua unpacks at most 8,000 values at once.
-WRITE_ROWS = """
-local ops = cjson.decode(ARGV[1])
-for i = 1, #ops do
-  local op = ops[i]
-  if op[1] == 'd' then
-    redis.call('DEL', op[2])
-  else
-    local command = op[1] == 'h' and 'HSET' or 'HDEL'
-    for j = 3, #op, 7000 do
-      redis.call(command, op[2], unpack(op, j, math.min(j + 6999, #op)))
-    end
-  end
-end
-return #ops
-"""
-
-
 class DatabaseWrites:
     """One database's writes of a Batch, in the order queued (HSET, HDEL, DEL, as a pipeline takes them)."""
 
@@ -226,8 +200,8 @@ class DatabaseWrites:
 
 
 class Batch:
-    """Writes queued per database, sent as one script each (WRITE_ROWS) by `execute` (through
-    `writer`, in order with the switch's other writes; at once without one)."""
+    """Writes queued per database, sent as one script each (SonicRedis.write_rows) by `execute`
+    (through `writer`, in order with the switch's other writes; at once without one)."""
 
     def __init__(self, db: SonicRedis, writer: SerialWriter | None = None) -> None:
         self.db, self.writer = db, writer
@@ -246,7 +220,7 @@ class Batch:
 
         def send() -> None:
             for database, ops in writes:
-                self.db.client(database).register_script(WRITE_ROWS)(args=[ops])
+                self.db.write_rows(database, ops)
 
         if self.writer is None:
             send()
